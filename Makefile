@@ -1,0 +1,56 @@
+# Thin wiring over scripts/: each script does one job and says what it does.
+# The two commands a user needs: `make demo` and `make check`.
+SHELL := /bin/bash
+S := scripts
+
+.PHONY: help deps base apply config build build-debug build-nothreaded \
+	harness-test lint check demo bench export series-status clean
+
+help:
+	@echo "make demo           build the patched kernel, boot it under QEMU TCG, show the series at work"
+	@echo "make check          harness self-tests, lint, debug kernel, kselftests in the guest, splat gate"
+	@echo "make bench          benchmarks in the guest, results in results/"
+	@echo "make export         write the kernel work tree's commits into patches/"
+	@echo "make series-status  fail if the work tree holds work that patches/ lacks"
+
+deps:
+	@$(S)/install-deps.sh
+
+base: deps
+	@$(S)/fetch-base.sh >/dev/null
+
+apply: base
+	@$(S)/apply-series.sh
+
+config-%: apply
+	@$(S)/configure-kernel.sh $*
+
+build-%: config-%
+	@$(S)/build-kernel.sh $*
+
+build: build-release
+
+harness-test: deps
+	@echo "== harness self-tests (pytest)"
+	@/usr/bin/python3 -m pytest -q tests/harness
+
+lint: apply
+	@$(S)/lint-series.sh
+
+check: harness-test build-debug
+	@$(S)/check.sh debug
+
+demo: build-release
+	@$(S)/demo.sh
+
+bench: build-release
+	@bench/run.sh
+
+export:
+	@$(S)/export-series.sh
+
+series-status:
+	@$(S)/series-status.sh
+
+clean:
+	rm -rf work/build-* work/results

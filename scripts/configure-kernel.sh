@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# usage: configure-kernel.sh FLAVOUR   (release | debug | nothreaded)
+# Write $WORK/build-FLAVOUR/.config = allnoconfig + the flavour's fragments,
+# then check that every requested option made it.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+flavour=${1:?usage: configure-kernel.sh release|debug|nothreaded}
+B=$WORK/build-$flavour
+frags=("$TOP/configs/base.config")
+for f in "$TOP"/configs/feature-*.config; do
+	[ -e "$f" ] && frags+=("$f")
+done
+case $flavour in
+release) ;;
+debug) frags+=("$TOP/configs/debug.config") ;;
+nothreaded) frags+=("$TOP/configs/nothreaded.config") ;;
+*) die "unknown flavour $flavour" ;;
+esac
+
+mkdir -p "$B"
+cat "${frags[@]}" > "$B/fragments.new"
+if [ -f "$B/.config" ] && cmp -s "$B/fragments.new" "$B/fragments.config"; then
+	log "config $flavour: unchanged"
+	rm "$B/fragments.new"
+else
+	mv "$B/fragments.new" "$B/fragments.config"
+	log "config $flavour: allnoconfig + ${frags[*]##*/}"
+	make -s -C "$LINUX" O="$B" ARCH=x86_64 KCONFIG_ALLCONFIG="$B/fragments.config" allnoconfig >"$B/config.log" 2>&1 ||
+		{ cat "$B/config.log"; die "kconfig failed"; }
+fi
+"$TOP/scripts/check-config.py" "$B/.config" "${frags[@]}" ||
+	{ rm -f "$B/fragments.config"; die "config $flavour: fragments not honoured"; }
+log "config $flavour: all $(cat "${frags[@]}" | grep -cE '^(CONFIG_|# CONFIG_)') requested options set"

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Fetch Debian's linux-source-6.12, unpack it and make a git repository with one
+# commit tagged "base". The result is cached under $CACHE/base/<version> (outside
+# the repo, so fresh clones reuse it) and its path is printed on stdout.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+pick_version() {
+	if apt-cache madison "$BASE_PKG" | awk '{print $3}' | grep -qxF "$BASE_VERSION_PIN"; then
+		echo "$BASE_VERSION_PIN"
+		return
+	fi
+	local newest
+	newest=$(apt-cache madison "$BASE_PKG" | awk '{print $3}' | sort -V | tail -n1)
+	[ -n "$newest" ] || die "apt serves no $BASE_PKG (run apt-get update?)"
+	warn "pinned $BASE_PKG $BASE_VERSION_PIN is not served any more; falling back to $newest (the series is tested on $BASE_VERSION_PIN)"
+	echo "$newest"
+}
+
+version=$(pick_version)
+dir=$CACHE/base/$version
+repo=$dir/linux
+if [ -f "$dir/.done" ]; then
+	log "base $version cached in $repo"
+	echo "$repo"
+	exit 0
+fi
+
+rm -rf "$dir"
+mkdir -p "$dir"
+log "downloading $BASE_PKG=$version"
+(cd "$dir" && apt-get download -q "$BASE_PKG=$version" >&2)
+deb=$(ls "$dir"/*.deb)
+log "unpacking $(basename "$deb")"
+mkdir -p "$repo"
+dpkg-deb --fsys-tarfile "$deb" |
+	tar -xO "./usr/src/$BASE_PKG.tar.xz" |
+	tar -xJ -C "$repo" --strip-components=1
+rm -f "$deb"
+
+# Debian's .gitignore ends with a block that ignores every top-level entry
+# ("/*" then "!/debian/"): new files would be silently ignored. Drop it.
+python3 - "$repo/.gitignore" <<'PY'
+import sys
+p = sys.argv[1]
+lines = open(p).read().split('\n')
+try:
+    i = lines.index('/*')
+except ValueError:
+    sys.exit(0)
+# the block starts at the comment lines right above "/*"
+while i > 0 and lines[i - 1].startswith('#'):
+    i -= 1
+open(p, 'w').write('\n'.join(lines[:i]).rstrip('\n') + '\n')
+PY
+grep -qx '/\*' "$repo/.gitignore" && die "could not drop Debian's ignore-all block"
+
+log "making the base commit (86k files, takes a while)"
+(
+	cd "$repo"
+	git init -q -b base-branch
+	git config user.name "knapid harness"
+	git config user.email "harness@example.invalid"
+	git add -A
+	GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:00:00Z" \
+		git commit -q -m "Debian $BASE_PKG $version"
+	git tag base
+	git gc -q --auto
+)
+echo "$version" > "$dir/.done"
+log "base $version ready"
+echo "$repo"

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Install everything the harness needs on Debian 12. Idempotent: a second run
+# only checks and returns in seconds.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+APT_PKGS=(
+	build-essential flex bison bc libelf-dev libssl-dev cpio ccache
+	qemu-system-x86 busybox-static iproute2 ethtool iperf3 socat
+	python3-yaml python3-jsonschema python3-pytest python3-venv python3-pip
+	kmod udev iputils-ping procps util-linux git xz-utils rsync
+	dpkg-dev file gawk python3-matplotlib
+)
+# virtme-ng is not in bookworm; pin the PyPI release the harness is tested with.
+VIRTME_NG_VERSION=1.38
+
+missing=()
+for p in "${APT_PKGS[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	[ "$(id -u)" = 0 ] || die "need root to install: ${missing[*]}"
+	log "apt: installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q
+	apt-get install -y -q --no-install-recommends "${missing[@]}"
+else
+	log "apt: all ${#APT_PKGS[@]} packages present"
+fi
+
+have=$("$VENV/bin/python3" -m pip show virtme-ng 2>/dev/null || true)
+if [ -x "$VENV/bin/vng" ] && grep -qx "Version: $VIRTME_NG_VERSION" <<<"$have"; then
+	log "virtme-ng $VIRTME_NG_VERSION present in $VENV"
+else
+	log "pip: installing virtme-ng==$VIRTME_NG_VERSION into $VENV"
+	/usr/bin/python3 -m venv "$VENV"
+	"$VENV/bin/python3" -m pip install -q "virtme-ng==$VIRTME_NG_VERSION"
+fi
+"$VENV/bin/vng" --version >/dev/null || die "vng does not run"
+log "dependencies ok"

@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""Judge KTAP/TAP output ourselves (6.12's kselftest runner exits 0 on failure).
+
+usage: ktap-verdict.py [--expect FILE] [--allow-skips FILE] KTAP_FILE...
+
+The run fails on:
+  - any "not ok" (top level or nested) that is not a SKIP,
+  - any SKIP whose test is not listed in the allowed-skips file,
+  - any expected test (one name per line in --expect) that did not report,
+  - a top-level plan ("1..N") that does not match the results seen.
+Leaves are counted: a top-level test with nested results counts its nested
+results, otherwise itself. The last line printed is always
+"N passed, N failed, N skipped"; the exit code is 1 when anything failed.
+"""
+import argparse
+import re
+import sys
+
+RESULT = re.compile(r'^(?P<indent>(?:#\s*|\s+)?)(?P<ok>ok|not ok)\s+(?P<num>\d+)\s*(?:-\s*)?'
+                    r'(?P<name>[^#]*?)\s*(?:#\s*(?P<directive>\S+)\s*(?P<reason>.*))?$')
+PLAN = re.compile(r'^1\.\.(\d+)')
+
+
+class Result:
+    def __init__(self, ok, name, directive, reason, nested):
+        self.ok = ok
+        self.name = name
+        self.directive = (directive or '').upper()
+        self.reason = reason or ''
+        self.nested = nested
+
+    @property
+    def skipped(self):
+        return self.directive == 'SKIP'
+
+    @property
+    def xfail(self):
+        return self.directive in ('XFAIL', 'TODO')
+
+
+def parse(lines):
+    """Return (plans, top-level results, nested results by parent name)."""
+    plans = []
+    top = []
+    pending = []          # nested results seen before their parent's line
+    nested = {}
+    for raw in lines:
+        line = raw.rstrip('\n')
+        m = PLAN.match(line)
+        if m:
+            plans.append(int(m.group(1)))
+            continue
+        m = RESULT.match(line)
+        if not m:
+            continue
+        r = Result(m.group('ok') == 'ok', m.group('name').strip(), m.group('directive'),
+                   m.group('reason'), bool(m.group('indent')))
+        if r.nested:
+            pending.append(r)
+        else:
+            top.append(r)
+            nested[r.name] = pending
+            pending = []
+    return plans, top, nested
+
+
+def load_names(path):
+    if not path:
+        return {}
+    names = {}
+    with open(path) as f:
+        for line in f:
+            line = line.split('#', 1)[0].strip() if not line.startswith('#') else ''
+            if line:
+                name, _, why = line.partition('|')
+                names[name.strip()] = why.strip()
+    return names
+
+
+def judge(documents, expect=(), allowed_skips=()):
+    """documents: one list of lines per KTAP file (each has its own plan)."""
+    passed = failed = skipped = 0
+    problems = []
+    seen = set()
+    for lines in documents:
+        plans, top, nested = parse(lines)
+        p, f, s, probs = judge_one(plans, top, nested, allowed_skips)
+        passed, failed, skipped = passed + p, failed + f, skipped + s
+        problems += probs
+        seen |= {r.name for r in top}
+    for name in expect:
+        if name not in seen:
+            failed += 1
+            problems.append(f'MISSING: expected test {name} did not report')
+    if not seen:
+        failed += 1
+        problems.append('NO RESULTS: no test reported at all')
+    return passed, failed, skipped, problems
+
+
+def judge_one(plans, top, nested, allowed_skips):
+    passed = failed = skipped = 0
+    problems = []
+
+    def leaf(name, r):
+        nonlocal passed, failed, skipped
+        if r.skipped:
+            skipped += 1
+            if name not in allowed_skips and name.split(': ')[0] not in allowed_skips:
+                failed += 1
+                problems.append(f'unexpected SKIP: {name} ({r.reason or "no reason given"})')
+        elif r.ok or r.xfail:
+            passed += 1
+        else:
+            failed += 1
+            problems.append(f'FAIL: {name}' + (f' ({r.directive} {r.reason})'.rstrip()
+                                                 if r.directive else ''))
+
+    for r in top:
+        kids = nested.get(r.name, [])
+        if kids:
+            for k in kids:
+                leaf(f'{r.name}: {k.name}', k)
+            if not r.ok and not r.skipped and all(k.ok or k.skipped for k in kids):
+                failed += 1
+                problems.append(f'FAIL: {r.name} (test failed after its cases passed)')
+            elif r.skipped and not any(k.skipped for k in kids):
+                leaf(r.name, r)
+        else:
+            leaf(r.name, r)
+
+    if plans and plans[0] != len(top):
+        failed += 1
+        problems.append(f'PLAN: 1..{plans[0]} announced, {len(top)} results seen')
+    return passed, failed, skipped, problems
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--expect', help='file: names of the tests that must report')
+    ap.add_argument('--allow-skips', help='file: "name | reason" of tests allowed to SKIP')
+    ap.add_argument('ktap', nargs='+')
+    a = ap.parse_args()
+    documents = []
+    for p in a.ktap:
+        with open(p, errors='replace') as f:
+            documents.append(f.readlines())
+    expect = list(load_names(a.expect))
+    passed, failed, skipped, problems = judge(documents, expect, load_names(a.allow_skips))
+    for p in problems:
+        print(p)
+    print(f'{passed} passed, {failed} failed, {skipped} skipped')
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

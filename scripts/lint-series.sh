@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# checkpatch.pl --strict on every patch of the series, as KTAP on stdout.
+# A patch passes only with no ERROR and no WARNING (CHECKs are shown).
+set -uo pipefail
+. "$(dirname "$0")/common.sh"
+
+mapfile -t patches < <(series_patches)
+echo "TAP version 13"
+echo "1..${#patches[@]}"
+n=0
+for p in "${patches[@]}"; do
+	n=$((n + 1))
+	out=$(cd "$LINUX" && scripts/checkpatch.pl --strict --no-color "$TOP/patches/$p" 2>&1)
+	sed 's/^/# /' <<<"$out"
+	# checkpatch ends with "total: E errors, W warnings, C checks, ..."
+	if grep -qE '^total: 0 errors, 0 warnings' <<<"$out"; then
+		echo "ok $n checkpatch $p"
+	else
+		echo "not ok $n checkpatch $p"
+	fi
+done

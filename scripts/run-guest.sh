@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# usage: run-guest.sh FLAVOUR OUTDIR TIMEOUT COMMAND [APPEND]
+# Boot $WORK/build-FLAVOUR's bzImage with virtme-ng under QEMU TCG (2 vCPUs)
+# and run COMMAND in it as root. OUTDIR is writable in the guest; the whole
+# console goes to OUTDIR/console.log. APPEND is added to the kernel command
+# line. Fails with a clear message when the guest hangs or panics.
+set -uo pipefail
+. "$(dirname "$0")/common.sh"
+
+flavour=$1 out=$(realpath -m "$2") tmo=$3 cmd=$4 append=${5:-}
+B=$WORK/build-$flavour
+img=$B/arch/x86/boot/bzImage
+[ -f "$img" ] || die "no kernel image $img (run make build)"
+mkdir -p "$out"
+rm -f "$out/guest-done"
+mem=${GUEST_MEMORY:-2G}
+cpus=${GUEST_CPUS:-2}
+
+# /dev/kvm here is a paravirtual KVM on which our kernels hang in early boot:
+# always emulate (TCG).
+log "guest $flavour: QEMU accelerator TCG (vng --disable-kvm), $cpus vCPUs, $mem, timeout ${tmo}s"
+log "guest $flavour: console in $out/console.log"
+export PATH=$VENV/bin:$PATH
+start=$(date +%s)
+timeout -k 20 "$tmo" "$VENV/bin/vng" --disable-kvm --cpus "$cpus" --memory "$mem" \
+	--force-9p --disable-microvm --verbose --run "$img" --user root --rwdir "$out=$out" \
+	--append "panic=-1 $append" \
+	--exec "$cmd" < /dev/null > "$out/console.log" 2>&1
+rc=$?
+secs=$(( $(date +%s) - start ))
+if grep -q 'Kernel panic - not syncing' "$out/console.log"; then
+	grep -B5 -A30 'Kernel panic - not syncing' "$out/console.log" | head -60 >&2
+	die "guest $flavour: kernel panic after ${secs}s (console: $out/console.log)"
+fi
+if [ $rc = 124 ] || [ $rc = 137 ]; then
+	tail -n 30 "$out/console.log" >&2
+	die "guest $flavour: no exit after ${tmo}s, guest hung or tests too slow (console: $out/console.log)"
+fi
+log "guest $flavour: exited with $rc after ${secs}s"
+exit $rc

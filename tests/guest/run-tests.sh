@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Runs inside the guest: every test of a list, each under its own timeout,
+# as one KTAP document on stdout (test output indented with "# ").
+#
+# usage: run-tests.sh LIST OUTDIR
+# LIST lines: NAME TIMEOUT_SECONDS COMMAND...   (# comments allowed)
+# COMMAND runs from the repo top with KSRC (patched kernel tree) and
+# OUTDIR exported. Exit codes follow kselftest: 0 pass, 4 skip, else fail.
+set -u
+list=$1
+export OUTDIR=$2
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+export TOP KSRC=${KSRC:-$TOP/work/linux}
+# the distribution's python3 has the yaml/jsonschema modules the YNL library needs
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
+cd "$TOP" || exit 1
+
+mapfile -t tests < <(grep -v -e '^\s*#' -e '^\s*$' "$list")
+echo "TAP version 13"
+echo "1..${#tests[@]}"
+n=0
+for line in "${tests[@]}"; do
+	read -r name tmo cmd <<<"$line"
+	n=$((n + 1))
+	echo "# RUN $name (timeout ${tmo}s): $cmd"
+	start=$(date +%s)
+	timeout -k 10 "$tmo" bash -c "$cmd" > "$OUTDIR/$name.log" 2>&1 < /dev/null
+	rc=$?
+	sed 's/^/# /' "$OUTDIR/$name.log"
+	echo "# $name: exit code $rc after $(( $(date +%s) - start ))s"
+	case $rc in
+	0) echo "ok $n $name" ;;
+	4) echo "ok $n $name # SKIP $(grep -i skip "$OUTDIR/$name.log" | tail -n1 | sed 's/^[# ]*//')" ;;
+	124|137) echo "not ok $n $name # TIMEOUT ${tmo}s" ;;
+	*) echo "not ok $n $name # exit code $rc" ;;
+	esac
+done

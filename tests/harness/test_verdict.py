@@ -1,0 +1,97 @@
+"""The KTAP verdict must fail on every way a test run can go wrong."""
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+HERE = pathlib.Path(__file__).parent
+FIX = HERE / 'fixtures'
+VERDICT = HERE.parent.parent / 'scripts' / 'ktap-verdict.py'
+
+
+def run(*files, expect=None, allow=None, tmp_path=None):
+    args = [sys.executable, str(VERDICT)]
+    if expect is not None:
+        p = tmp_path / 'expect'
+        p.write_text('\n'.join(expect) + '\n')
+        args += ['--expect', str(p)]
+    if allow is not None:
+        p = tmp_path / 'allow'
+        p.write_text('\n'.join(allow) + '\n')
+        args += ['--allow-skips', str(p)]
+    args += [str(FIX / f) for f in files]
+    r = subprocess.run(args, capture_output=True, text=True)
+    return r.returncode, r.stdout.strip().splitlines()
+
+
+def test_pass_counts_leaves(tmp_path):
+    rc, out = run('pass.ktap', expect=['nsim-pair', 'queues.py', 'plain'], tmp_path=tmp_path)
+    assert rc == 0, out
+    assert out[-1] == '5 passed, 0 failed, 0 skipped'
+
+
+def test_nested_not_ok_fails(tmp_path):
+    rc, out = run('nested-fail.ktap', tmp_path=tmp_path)
+    assert rc == 1
+    assert 'FAIL: queues.py: queues.addremove_queues' in out
+    assert out[-1] == '2 passed, 1 failed, 0 skipped'
+
+
+def test_toplevel_not_ok_fails(tmp_path):
+    rc, out = run('toplevel-fail.ktap', tmp_path=tmp_path)
+    assert rc == 1
+    assert any(line.startswith('FAIL: second') for line in out)
+    assert out[-1] == '1 passed, 1 failed, 0 skipped'
+
+
+def test_missing_expected_test_fails(tmp_path):
+    rc, out = run('pass.ktap', expect=['nsim-pair', 'queues.py', 'plain', 'knapid.py'],
+                  tmp_path=tmp_path)
+    assert rc == 1
+    assert 'MISSING: expected test knapid.py did not report' in out
+
+
+def test_unexpected_skip_fails(tmp_path):
+    rc, out = run('skip.ktap', allow=[], tmp_path=tmp_path)
+    assert rc == 1
+    assert any(line.startswith('unexpected SKIP: stats.py: stats.check_fec') for line in out)
+
+
+def test_allowed_skip_passes(tmp_path):
+    rc, out = run('skip.ktap', allow=['stats.py: stats.check_fec | netdevsim has no FEC'],
+                  tmp_path=tmp_path)
+    assert rc == 0, out
+    assert out[-1] == '2 passed, 0 failed, 1 skipped'
+
+
+def test_short_plan_fails(tmp_path):
+    rc, out = run('short-plan.ktap', tmp_path=tmp_path)
+    assert rc == 1
+    assert 'PLAN: 1..3 announced, 2 results seen' in out
+
+
+def test_no_results_fails(tmp_path):
+    empty = tmp_path / 'empty.ktap'
+    empty.write_text('TAP version 13\n')
+    r = subprocess.run([sys.executable, str(VERDICT), str(empty)], capture_output=True, text=True)
+    assert r.returncode == 1
+    assert 'NO RESULTS' in r.stdout
+
+
+def test_documents_are_summed(tmp_path):
+    rc, out = run('pass.ktap', 'toplevel-fail.ktap', tmp_path=tmp_path)
+    assert rc == 1
+    assert out[-1] == '6 passed, 1 failed, 0 skipped'
+
+
+@pytest.mark.parametrize('line,ok', [
+    ('ok 1 a', True),
+    ('not ok 1 a', False),
+    ('not ok 12 - a b # exit code 2', False),
+])
+def test_result_line_forms(tmp_path, line, ok):
+    f = tmp_path / 'one.ktap'
+    f.write_text(f'TAP version 13\n1..1\n{line.replace(" 12 ", " 1 ")}\n')
+    r = subprocess.run([sys.executable, str(VERDICT), str(f)], capture_output=True, text=True)
+    assert (r.returncode == 0) == ok
