@@ -3,8 +3,10 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: help deps base apply config build build-debug build-nothreaded \
-	harness-test lint check demo bench export series-status clean
+FLAVOURS := release debug nothreaded
+
+.PHONY: help deps base apply build harness-test lint check demo bench export \
+	series-status clean $(addprefix config-,$(FLAVOURS)) $(addprefix build-,$(FLAVOURS))
 
 help:
 	@echo "make demo           build the patched kernel, boot it under QEMU TCG, show the series at work"
@@ -22,10 +24,10 @@ base: deps
 apply: base
 	@$(S)/apply-series.sh
 
-config-%: apply
+$(addprefix config-,$(FLAVOURS)): config-%: apply
 	@$(S)/configure-kernel.sh $*
 
-build-%: config-%
+$(addprefix build-,$(FLAVOURS)): build-%: config-%
 	@$(S)/build-kernel.sh $*
 
 build: build-release
