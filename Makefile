@@ -21,7 +21,7 @@ deps:
 base: deps
 	@$(S)/fetch-base.sh >/dev/null
 
-apply: base
+apply: deps
 	@$(S)/apply-series.sh
 
 $(addprefix config-,$(FLAVOURS)): config-%: apply

@@ -33,7 +33,8 @@ guest_rc=$?
 	fi
 	logs=("$out/console.log")
 	[ -f "$out/dmesg.txt" ] && logs+=("$out/dmesg.txt")
-	[ -f "$out/kmemleak.txt" ] && logs+=("$out/kmemleak.txt")
+	# an empty kmemleak report means no leak
+	[ -s "$out/kmemleak.txt" ] && logs+=("$out/kmemleak.txt")
 	if "$TOP/scripts/scan-splats.py" "${logs[@]}" > "$out/splats.txt"; then
 		sed 's/^/# /' "$out/splats.txt"
 		echo "ok 2 splat-scan"
