@@ -27,7 +27,8 @@ if transfer_check $((64 << 20)); then md5=equal; else md5=DIFFERENT; fi
 
 step "summary"
 echo "kernel:      $(uname -r)"
-echo "NAPIs:       $(ip netns exec "$NS_A" $YNL --dump napi-get --json "{\"ifindex\": $IFINDEX_A}" | grep -o "'id'" | wc -l) on $DEV_A"
+napis=$(ip netns exec "$NS_A" $YNL --dump napi-get --json "{\"ifindex\": $IFINDEX_A}" | grep -o "'id'" | wc -l)
+echo "NAPIs:       $napis on $DEV_A"
 echo "iperf3:      $gbps Gbit/s"
 echo "socat md5:   $md5"
-[ "$md5" = equal ]
+[ "$md5" = equal ] && [ "$napis" -gt 0 ]

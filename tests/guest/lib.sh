@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # Helpers for the harness's guest tests: a linked netdevsim pair in two netns.
 # Addresses are documentation ranges only (RFC 5737 / RFC 3849).
+KSRC=${KSRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/work/linux}
 . "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh"
 
 NS_A=knapid-a-$$
