@@ -13,6 +13,8 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 export TOP KSRC=${KSRC:-$TOP/work/linux}
 # the distribution's python3 has the yaml/jsonschema modules the YNL library needs
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
+# the tree is read-only in the guest; never litter it with bytecode
+export PYTHONDONTWRITEBYTECODE=1
 cd "$TOP" || exit 1
 
 mapfile -t tests < <(grep -v -e '^\s*#' -e '^\s*$' "$list")
