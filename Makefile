@@ -39,7 +39,7 @@ harness-test: deps
 lint: apply
 	@$(S)/lint-series.sh
 
-check: harness-test build-debug
+check: harness-test build-debug build-nothreaded
 	@$(S)/check.sh debug
 
 demo: build-release

@@ -31,14 +31,18 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return 2
     have = parse(argv[1])
-    bad = 0
+    # later fragments override earlier ones, as in the merged fragment file
+    want = {}
     for frag in argv[2:]:
         for opt, val in parse(frag).items():
-            got = have.get(opt, 'n')
-            if got != val:
-                print(f'config: {frag}: {opt}={val} requested, .config has {opt}={got}',
-                      file=sys.stderr)
-                bad += 1
+            want[opt] = (val, frag)
+    bad = 0
+    for opt, (val, frag) in want.items():
+        got = have.get(opt, 'n')
+        if got != val:
+            print(f'config: {frag}: {opt}={val} requested, .config has {opt}={got}',
+                  file=sys.stderr)
+            bad += 1
     if bad:
         print(f'config: {bad} requested option(s) dropped (unmet dependencies?)',
               file=sys.stderr)

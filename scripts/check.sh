@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# `make check`: lint the series, boot the debug kernel, run the test list in
-# the guest, scan for splats, and judge everything from the KTAP ourselves.
+# `make check`: lint the series, boot the debug kernel once per boot group of
+# the test list, run the tests in the guest, scan for splats, and judge
+# everything from the KTAP ourselves.
 # usage: check.sh [FLAVOUR] [LIST]
+#
+# LIST: "NAME TIMEOUT COMMAND" lines; a line "[boot ARGS...]" starts a new
+# group that runs in its own guest booted with ARGS on the kernel command line.
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -15,45 +19,70 @@ log "check: checkpatch --strict on the series"
 "$TOP/scripts/lint-series.sh" > "$out/lint.ktap"
 grep -E '^(not )?ok ' "$out/lint.ktap" >&2
 
-log "check: tests in the $flavour guest ($list)"
-"$TOP/scripts/run-guest.sh" "$flavour" "$out" "${GUEST_TIMEOUT:-2400}" \
-	"$TOP/tests/guest/guest-main.sh $list $out" "${GUEST_APPEND:-}"
-guest_rc=$?
+# split the list into boot groups: boot-N/tests.list and boot-N/append
+g=0
+mkdir -p "$out/boot-0"
+: > "$out/boot-0/tests.list"
+: > "$out/boot-0/append"
+while IFS= read -r line; do
+	case $line in
+	'['boot*']')
+		g=$((g + 1))
+		mkdir -p "$out/boot-$g"
+		: > "$out/boot-$g/tests.list"
+		line=${line#\[boot}
+		echo "${line%\]}" | sed 's/^ *//' > "$out/boot-$g/append"
+		;;
+	*) echo "$line" >> "$out/boot-$g/tests.list" ;;
+	esac
+done < <(grep -v -e '^\s*#' -e '^\s*$' "$list")
 
-# the host's own verdicts, as KTAP so one parser judges everything
+ktaps=("$out/lint.ktap")
 {
-	echo "TAP version 13"
-	echo "1..2"
-	if [ -f "$out/guest-done" ]; then
-		echo "ok 1 guest-completed"
-	else
-		echo "# the guest did not finish its test list (exit code $guest_rc); see $out/console.log"
-		tail -n 20 "$out/console.log" | sed 's/^/# /'
-		echo "not ok 1 guest-completed"
-	fi
-	logs=("$out/console.log")
-	[ -f "$out/dmesg.txt" ] && logs+=("$out/dmesg.txt")
-	# an empty kmemleak report means no leak
-	[ -s "$out/kmemleak.txt" ] && logs+=("$out/kmemleak.txt")
-	if "$TOP/scripts/scan-splats.py" "${logs[@]}" > "$out/splats.txt"; then
-		sed 's/^/# /' "$out/splats.txt"
-		echo "ok 2 splat-scan"
-	else
-		sed 's/^/# /' "$out/splats.txt"
-		echo "not ok 2 splat-scan"
-	fi
-} > "$out/host.ktap"
-
-{
-	grep -v -e '^\s*#' -e '^\s*$' "$list" | awk '{print $1}'
-	echo guest-completed
-	echo splat-scan
 	series_patches | sed 's/^/checkpatch /'
+	cat "$out"/boot-*/tests.list | awk '{print $1}'
 } > "$out/expected"
-[ -f "$out/results.ktap" ] || : > "$out/results.ktap"
+n=0
+for dir in "$out"/boot-*; do
+	[ -s "$dir/tests.list" ] || continue
+	b=${dir##*-}
+	append="$(cat "$dir/append") ${GUEST_APPEND:-}"
+	log "check: boot $b of the $flavour kernel (cmdline +'$append'): $(wc -l < "$dir/tests.list") tests"
+	"$TOP/scripts/run-guest.sh" "$flavour" "$dir" "${GUEST_TIMEOUT:-2400}" \
+		"$TOP/tests/guest/guest-main.sh $dir/tests.list $dir" "$append"
+	guest_rc=$?
 
-cat "$out/splats.txt" >&2
+	# the host's own verdicts on this boot, as KTAP so one parser judges all
+	{
+		echo "TAP version 13"
+		echo "1..2"
+		if [ -f "$dir/guest-done" ]; then
+			echo "ok 1 guest-completed-$b"
+		else
+			echo "# the guest did not finish its test list (exit code $guest_rc); see $dir/console.log"
+			tail -n 20 "$dir/console.log" | sed 's/^/# /'
+			echo "not ok 1 guest-completed-$b"
+		fi
+		logs=("$dir/console.log")
+		[ -f "$dir/dmesg.txt" ] && logs+=("$dir/dmesg.txt")
+		# an empty kmemleak report means no leak
+		[ -s "$dir/kmemleak.txt" ] && logs+=("$dir/kmemleak.txt")
+		if "$TOP/scripts/scan-splats.py" "${logs[@]}" > "$dir/splats.txt"; then
+			sed 's/^/# /' "$dir/splats.txt"
+			echo "ok 2 splat-scan-$b"
+		else
+			sed 's/^/# /' "$dir/splats.txt"
+			echo "not ok 2 splat-scan-$b"
+		fi
+	} > "$dir/host.ktap"
+	cat "$dir/splats.txt" >&2
+	[ -f "$dir/results.ktap" ] || : > "$dir/results.ktap"
+	ktaps+=("$dir/results.ktap" "$dir/host.ktap")
+	printf 'guest-completed-%s\nsplat-scan-%s\n' "$b" "$b" >> "$out/expected"
+	n=$((n + 1))
+done
+[ $n -gt 0 ] || die "no tests in $list"
+
 log "check: verdict (results in $out)"
 "$TOP/scripts/ktap-verdict.py" --expect "$out/expected" \
-	--allow-skips "$TOP/tests/allowed-skips" \
-	"$out/lint.ktap" "$out/results.ktap" "$out/host.ktap" | tee "$out/verdict.txt"
+	--allow-skips "$TOP/tests/allowed-skips" "${ktaps[@]}" | tee "$out/verdict.txt"
