@@ -15,6 +15,18 @@ ip -n "$NS_B" -br addr show dev "$DEV_B"
 step "NAPIs of $DEV_A over netdev-genl (tools/net/ynl/cli.py --dump napi-get)"
 ip netns exec "$NS_A" $YNL --dump napi-get --json "{\"ifindex\": $IFINDEX_A}"
 
+napi_id=$(ip netns exec "$NS_A" $YNL --dump napi-get --json "{\"ifindex\": $IFINDEX_A}" |
+	grep -o "'id': [0-9]*" | head -n1 | grep -o '[0-9]*$')
+step "per-NAPI config: napi-set on NAPI $napi_id, then napi-get (YNL CLI)"
+echo "before: $(ip netns exec "$NS_A" $YNL --do napi-get --json "{\"id\": $napi_id}")"
+echo "\$ cli.py --do napi-set --json '{\"id\": $napi_id, \"defer-hard-irqs\": 2, \"gro-flush-timeout\": 20000}'"
+ip netns exec "$NS_A" $YNL --do napi-set \
+	--json "{\"id\": $napi_id, \"defer-hard-irqs\": 2, \"gro-flush-timeout\": 20000}"
+after=$(ip netns exec "$NS_A" $YNL --do napi-get --json "{\"id\": $napi_id}")
+echo "after:  $after"
+grep -q "'defer-hard-irqs': 2" <<<"$after" && grep -q "'gro-flush-timeout': 20000" <<<"$after" &&
+	napicfg=applied || napicfg=NOT-APPLIED
+
 step "iperf3, 5 s, B -> A"
 ip netns exec "$NS_A" iperf3 -s -1 -B "$ADDR_A" -p 5201 >/dev/null 2>&1 &
 wait_port "$NS_A" 5201
@@ -29,6 +41,7 @@ step "summary"
 echo "kernel:      $(uname -r)"
 napis=$(ip netns exec "$NS_A" $YNL --dump napi-get --json "{\"ifindex\": $IFINDEX_A}" | grep -o "'id'" | wc -l)
 echo "NAPIs:       $napis on $DEV_A"
+echo "napi-set:    $napicfg (defer-hard-irqs 2, gro-flush-timeout 20000 ns on NAPI $napi_id)"
 echo "iperf3:      $gbps Gbit/s"
 echo "socat md5:   $md5"
-[ "$md5" = equal ] && [ "$napis" -gt 0 ]
+[ "$md5" = equal ] && [ "$napis" -gt 0 ] && [ "$napicfg" = applied ]
