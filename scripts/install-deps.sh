@@ -7,7 +7,7 @@ set -euo pipefail
 APT_PKGS=(
 	build-essential flex bison bc libelf-dev libssl-dev cpio ccache
 	qemu-system-x86 busybox-static iproute2 ethtool iperf3 socat
-	python3-yaml python3-jsonschema python3-pytest python3-venv python3-pip
+	python3-yaml python3-jsonschema python3-ply python3-pytest python3-venv python3-pip
 	kmod udev iputils-ping procps util-linux git xz-utils rsync
 	dpkg-dev file gawk python3-matplotlib
 )

@@ -37,6 +37,46 @@ echo "received: $gbps Gbit/s (TCG: compare modes, not absolute numbers)"
 step "64 MiB with socat, checked byte for byte"
 if transfer_check $((64 << 20)); then md5=equal; else md5=DIFFERENT; fi
 
+KNAPID=/proc/sys/net/core/knapid_enabled
+knapid=absent
+if [ -e "$KNAPID" ]; then
+	# cpu_ns PID...: CPU time the tasks used so far, in ns (schedstat)
+	cpu_ns() { local p ns s=0; for p in "$@"; do read -r ns _ < "/proc/$p/schedstat"; s=$((s + ns)); done; echo $s; }
+	net_rx() { awk '$1 == "NET_RX:" { for (i = 2; i <= NF; i++) s += $i; print s }' /proc/softirqs; }
+	kpids=$(pgrep -x 'knapid/[0-9]+' | tr '\n' ' ')
+	spids=$(pgrep -x 'ksoftirqd/[0-9]+' | tr '\n' ' ')
+	saved=$(cat "$KNAPID")
+
+	step "knapid: one NAPI thread per CPU (CONFIG_THREADED_NAPI), net.core.knapid_enabled=$saved"
+	ps -o pid,psr,cls,rtprio,comm -p "${kpids// /,}"
+
+	step "where the NAPI CPU time goes: iperf3 3 s in each mode"
+	printf '%-26s %10s %16s %18s %14s\n' mode Gbit/s "knapid CPU ms" "ksoftirqd CPU ms" "NET_RX softirqs"
+	for mode in 0 1; do
+		echo $mode > "$KNAPID"
+		k0=$(cpu_ns $kpids); s0=$(cpu_ns $spids); r0=$(net_rx)
+		ip netns exec "$NS_A" iperf3 -s -1 -B "$ADDR_A" -p 5202 >/dev/null 2>&1 &
+		wait_port "$NS_A" 5202
+		g=$(ip netns exec "$NS_B" timeout 30 iperf3 -c "$ADDR_A" -p 5202 -t 3 -J |
+			/usr/bin/python3 -c 'import json,sys; print("%.2f" % (json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] / 1e9))')
+		wait
+		k1=$(cpu_ns $kpids); s1=$(cpu_ns $spids); r1=$(net_rx)
+		[ $mode = 0 ] && name="0 (NET_RX softirq)" || name="1 (knapid threads)"
+		printf '%-26s %10s %16d %18d %14d\n' "$name" "$g" $(((k1 - k0) / 1000000)) \
+			$(((s1 - s0) / 1000000)) $((r1 - r0))
+		[ $mode = 0 ] && soft_knapid_ms=$(((k1 - k0) / 1000000)) || knapid_ms=$(((k1 - k0) / 1000000))
+	done
+	echo "(softirq time spent in the interrupted task is not shown: that is the point of knapid)"
+
+	step "flip net.core.knapid_enabled 100 times under a 32 MiB transfer"
+	( for i in $(seq 100); do echo $((i % 2)) > "$KNAPID"; sleep 0.02; done ) &
+	flipper=$!
+	if transfer_check $((32 << 20)); then flipmd5=equal; else flipmd5=DIFFERENT; fi
+	wait $flipper
+	echo "$saved" > "$KNAPID"
+	knapid="threads: $(echo $kpids | wc -w); knapid CPU ${soft_knapid_ms} ms in mode 0, ${knapid_ms} ms in mode 1; md5 after 100 flips: $flipmd5"
+fi
+
 step "summary"
 echo "kernel:      $(uname -r)"
 napis=$(ip netns exec "$NS_A" $YNL --dump napi-get --json "{\"ifindex\": $IFINDEX_A}" | grep -o "'id'" | wc -l)
@@ -44,4 +84,6 @@ echo "NAPIs:       $napis on $DEV_A"
 echo "napi-set:    $napicfg (defer-hard-irqs 2, gro-flush-timeout 20000 ns on NAPI $napi_id)"
 echo "iperf3:      $gbps Gbit/s"
 echo "socat md5:   $md5"
-[ "$md5" = equal ] && [ "$napis" -gt 0 ] && [ "$napicfg" = applied ]
+echo "knapid:      $knapid"
+[ "$md5" = equal ] && [ "$napis" -gt 0 ] && [ "$napicfg" = applied ] &&
+	{ [ "$knapid" = absent ] || [ "$flipmd5" = equal ]; }
