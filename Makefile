@@ -6,7 +6,7 @@ S := scripts
 FLAVOURS := release debug nothreaded
 
 .PHONY: help deps base apply build harness-test lint check demo bench export \
-	series-status clean $(addprefix config-,$(FLAVOURS)) $(addprefix build-,$(FLAVOURS))
+	series-status clean build-each $(addprefix config-,$(FLAVOURS)) $(addprefix build-,$(FLAVOURS))
 
 help:
 	@echo "make demo           build the patched kernel, boot it under QEMU TCG, show the series at work"
@@ -14,6 +14,7 @@ help:
 	@echo "make bench          benchmarks in the guest, results in results/"
 	@echo "make export         write the kernel work tree's commits into patches/"
 	@echo "make series-status  fail if the work tree holds work that patches/ lacks"
+	@echo "make build-each     build every patch of the series on its own (release and knapid off)"
 
 deps:
 	@$(S)/install-deps.sh
@@ -31,6 +32,9 @@ $(addprefix build-,$(FLAVOURS)): build-%: config-%
 	@$(S)/build-kernel.sh $*
 
 build: build-release
+
+build-each: apply
+	@$(S)/build-each.sh
 
 harness-test: deps
 	@echo "== harness self-tests (pytest)"

@@ -21,7 +21,7 @@ step "per-NAPI config: napi-set on NAPI $napi_id, then napi-get (YNL CLI)"
 echo "before: $(ip netns exec "$NS_A" $YNL --do napi-get --json "{\"id\": $napi_id}")"
 echo "\$ cli.py --do napi-set --json '{\"id\": $napi_id, \"defer-hard-irqs\": 2, \"gro-flush-timeout\": 20000}'"
 ip netns exec "$NS_A" $YNL --do napi-set \
-	--json "{\"id\": $napi_id, \"defer-hard-irqs\": 2, \"gro-flush-timeout\": 20000}"
+	--json "{\"id\": $napi_id, \"defer-hard-irqs\": 2, \"gro-flush-timeout\": 20000}" >/dev/null
 after=$(ip netns exec "$NS_A" $YNL --do napi-get --json "{\"id\": $napi_id}")
 echo "after:  $after"
 grep -q "'defer-hard-irqs': 2" <<<"$after" && grep -q "'gro-flush-timeout': 20000" <<<"$after" &&
@@ -48,7 +48,8 @@ if [ -e "$KNAPID" ]; then
 	saved=$(cat "$KNAPID")
 
 	step "knapid: one NAPI thread per CPU (CONFIG_THREADED_NAPI), net.core.knapid_enabled=$saved"
-	ps -o pid,psr,cls,rtprio,comm -p "${kpids// /,}"
+	kcsv=$(echo $kpids | tr ' ' ',')
+	ps -o pid,psr,cls,rtprio,comm -p "$kcsv"
 
 	step "where the NAPI CPU time goes: iperf3 3 s in each mode"
 	printf '%-26s %10s %16s %18s %14s\n' mode Gbit/s "knapid CPU ms" "ksoftirqd CPU ms" "NET_RX softirqs"
