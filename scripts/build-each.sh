@@ -54,4 +54,4 @@ if [ ${#fails[@]} -gt 0 ]; then
 	printf '%s\n' "${fails[@]}" >&2
 	die "${#fails[@]} builds failed"
 fi
-log "each: all ${#commits[@]} patches build (${flavours[*]})"
+log "each: patches ${EACH_FROM:-1}-${#commits[@]} of ${#commits[@]} build (${flavours[*]})"

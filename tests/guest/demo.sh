@@ -78,6 +78,34 @@ if [ -e "$KNAPID" ]; then
 	knapid="threads: $(echo $kpids | wc -w); knapid CPU ${soft_knapid_ms} ms in mode 0, ${knapid_ms} ms in mode 1; md5 after 100 flips: $flipmd5"
 fi
 
+step "IRQ suspension: an epoll server busy polling with prefer_busy_poll (busy_poller)"
+bp_dir=$(mktemp -d)
+suspend=failed
+if gcc -O2 -I"$KSRC/tools/include/uapi" -o "$bp_dir/busy_poller" \
+	"$KSRC/tools/testing/selftests/net/busy_poller.c"; then
+	echo "NAPIs of $DEV_A before:"
+	ip netns exec "$NS_A" $YNL --dump napi-get --json "{\"ifindex\": $IFINDEX_A}"
+	head -c $((16 << 20)) /dev/urandom > "$bp_dir/in"
+	echo "\$ busy_poller -u 0 -P 1 -g 64 -d 100 -r 200000 -s 20000000  (epoll: busy_poll_usecs 0, budget 64,"
+	echo "  prefer_busy_poll 1; napi-set: defer-hard-irqs 100, gro-flush-timeout 200 us, irq-suspend-timeout 20 ms)"
+	ip netns exec "$NS_A" "$bp_dir/busy_poller" -p 5300 -b "$ADDR_A" -o "$bp_dir/out" \
+		-u 0 -P 1 -g 64 -d 100 -r 200000 -s 20000000 -t 60 > "$bp_dir/server.txt" 2>&1 &
+	bp_pid=$!
+	wait_port "$NS_A" 5300
+	start=$(date +%s%N)
+	ip netns exec "$NS_B" timeout 60 socat -u "OPEN:$bp_dir/in" "TCP:$ADDR_A:5300"
+	wait $bp_pid
+	ms=$((($(date +%s%N) - start) / 1000000))
+	sed 's/^/server: /' "$bp_dir/server.txt"
+	echo "16 MiB in $ms ms (TCG)"
+	echo "NAPIs of $DEV_A after:"
+	ip netns exec "$NS_A" $YNL --dump napi-get --json "{\"ifindex\": $IFINDEX_A}"
+	cmp -s "$bp_dir/in" "$bp_dir/out" &&
+		ip netns exec "$NS_A" $YNL --dump napi-get --json "{\"ifindex\": $IFINDEX_A}" |
+		grep -q "'irq-suspend-timeout': 20000000" && suspend=ok
+fi
+rm -rf "$bp_dir"
+
 step "summary"
 echo "kernel:      $(uname -r)"
 napis=$(ip netns exec "$NS_A" $YNL --dump napi-get --json "{\"ifindex\": $IFINDEX_A}" | grep -o "'id'" | wc -l)
@@ -86,5 +114,6 @@ echo "napi-set:    $napicfg (defer-hard-irqs 2, gro-flush-timeout 20000 ns on NA
 echo "iperf3:      $gbps Gbit/s"
 echo "socat md5:   $md5"
 echo "knapid:      $knapid"
-[ "$md5" = equal ] && [ "$napis" -gt 0 ] && [ "$napicfg" = applied ] &&
+echo "suspension:  $suspend (busy_poller set irq-suspend-timeout on its NAPI, 16 MiB received intact)"
+[ "$md5" = equal ] && [ "$napis" -gt 0 ] && [ "$napicfg" = applied ] && [ "$suspend" = ok ] &&
 	{ [ "$knapid" = absent ] || [ "$flipmd5" = equal ]; }
