@@ -14,7 +14,9 @@ done
 case $flavour in
 release) ;;
 debug) frags+=("$TOP/configs/debug.config") ;;
-nothreaded) frags+=("$TOP/configs/nothreaded.config") ;;
+# the debug options too: the build then differs from the debug one only where
+# CONFIG_THREADED_NAPI matters, and ccache serves everything else
+nothreaded) frags+=("$TOP/configs/debug.config" "$TOP/configs/nothreaded.config") ;;
 *) die "unknown flavour $flavour" ;;
 esac
 
