@@ -6,7 +6,7 @@ S := scripts
 FLAVOURS := release debug nothreaded
 
 .PHONY: help deps base apply build harness-test lint check demo bench export \
-	series-status clean build-each $(addprefix config-,$(FLAVOURS)) $(addprefix build-,$(FLAVOURS))
+	series-status clean build-each fresh-check $(addprefix config-,$(FLAVOURS)) $(addprefix build-,$(FLAVOURS))
 
 help:
 	@echo "make demo           build the patched kernel, boot it under QEMU TCG, show the series at work"
@@ -15,6 +15,7 @@ help:
 	@echo "make export         write the kernel work tree's commits into patches/"
 	@echo "make series-status  fail if the work tree holds work that patches/ lacks"
 	@echo "make build-each     build every patch of the series on its own (release and knapid off)"
+	@echo "make fresh-check    run make check in a clean Debian 12 root (debootstrap + chroot)"
 
 deps:
 	@$(S)/install-deps.sh
@@ -55,8 +56,11 @@ bench: build-release
 export:
 	@$(S)/export-series.sh
 
+fresh-check:
+	@$(S)/fresh-check.sh
+
 series-status:
 	@$(S)/series-status.sh
 
 clean:
-	rm -rf work/build-* work/results
+	rm -rf work/build-* work/results results

@@ -16,7 +16,8 @@ rm -rf "$out"
 mkdir -p "$out"
 
 log "check: checkpatch --strict on the series"
-"$TOP/scripts/lint-series.sh" > "$out/lint.ktap"
+# its exit code is judged from the KTAP by the verdict below
+"$TOP/scripts/lint-series.sh" > "$out/lint.ktap" || true
 grep -E '^(not )?ok ' "$out/lint.ktap" >&2
 
 # split the list into boot groups: boot-N/tests.list and boot-N/append

@@ -9,7 +9,7 @@ APT_PKGS=(
 	qemu-system-x86 busybox-static iproute2 ethtool iperf3 socat
 	python3-yaml python3-jsonschema python3-ply python3-pytest python3-venv python3-pip
 	kmod udev iputils-ping procps util-linux git xz-utils rsync
-	dpkg-dev file gawk python3-matplotlib
+	dpkg-dev file gawk python3-matplotlib python3-git
 )
 # virtme-ng is not in bookworm; pin the PyPI release the harness is tested with.
 VIRTME_NG_VERSION=1.38

@@ -8,6 +8,7 @@ set -uo pipefail
 export PATH=/usr/bin:$PATH
 
 mapfile -t patches < <(series_patches)
+failed=0
 echo "TAP version 13"
 echo "1..${#patches[@]}"
 n=0
@@ -22,5 +23,11 @@ for p in "${patches[@]}"; do
 		echo "ok $n checkpatch $p"
 	else
 		echo "not ok $n checkpatch $p"
+		failed=$((failed + 1))
 	fi
 done
+# the exit code tells the truth: `make lint` fails when any patch does
+if [ $failed -gt 0 ]; then
+	echo "# checkpatch: $failed of ${#patches[@]} patches failed" >&2
+	exit 1
+fi

@@ -22,7 +22,11 @@ PATTERNS = [
     ('ref_tracker', re.compile(r'ref_tracker: ')),
     ('refcount', re.compile(r'refcount_t: ')),
     ('kernel panic', re.compile(r'Kernel panic - not syncing')),
-    ('WARNING', re.compile(r'WARNING:')),
+    # __warn() prints "------------[ cut here ]------------" and then
+    # "WARNING: CPU: N PID: N at ..."; lockdep, RCU and the other debug
+    # reports start their message with "WARNING: " too.  A line that merely
+    # contains the word ("virtme-ng-init: WARNING: ...") is not a report.
+    ('WARNING', re.compile(r'\]\s+(\[\s*[CT]\d+\]\s+)?(WARNING: |-+\[ cut here \]-+$)')),
     ('BUG', re.compile(r'\bBUG:')),
     ('oops RIP', re.compile(r'\] RIP: ')),
     ('call trace', re.compile(r'\] Call Trace:')),
@@ -31,6 +35,11 @@ PATTERNS = [
 # Only kernel lines count (they carry a printk timestamp): test output that
 # happens to say "WARNING:" is not a splat.
 KERNEL_LINE = re.compile(r'\[\s*\d+\.\d{6}\]')
+# Lines user space wrote to /dev/kmsg carry a timestamp too: virtme-ng-init
+# (e.g. "virtme-ng-init: WARNING: failed to run: systemd-tmpfiles" in a root
+# without systemd) and the kselftest runner.  They are never kernel splats.
+USER_LINE = re.compile(r'\[\s*\d+\.\d{6}\]\s+(virtme-ng-init|virtme-init|kselftest|'
+                       r'run-tests|guest-main)\b')
 CONTEXT_BEFORE = 2
 CONTEXT_AFTER = 25
 
@@ -40,12 +49,16 @@ def scan(lines):
     hits = []
     last = -CONTEXT_AFTER
     for i, line in enumerate(lines):
-        kernel = KERNEL_LINE.search(line)
+        kernel = KERNEL_LINE.search(line) and not USER_LINE.search(line)
         for kind, rx in PATTERNS:
             # kmemleak's report file has no timestamps; its marker is unique
             if (kernel or kind == 'kmemleak') and rx.search(line):
-                # lines inside the report we printed already belong to it
-                if i - last >= CONTEXT_AFTER or kind not in ('oops RIP', 'call trace'):
+                # lines inside the report we printed already belong to it:
+                # its RIP and Call Trace, and the WARNING: line after "cut here"
+                inside = i - last < CONTEXT_AFTER and (
+                    kind in ('oops RIP', 'call trace') or
+                    (kind == 'WARNING' and hits and hits[-1][0] == 'WARNING'))
+                if not inside:
                     hits.append((kind, i))
                     last = i
                 break

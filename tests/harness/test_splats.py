@@ -24,6 +24,8 @@ def test_clean_log_passes():
 
 @pytest.mark.parametrize('fixture,kind', [
     ('dmesg-warning.txt', 'WARNING'),
+    # a WARNING: CPU: report whose cut-here line was lost
+    ('dmesg-warning-bare.txt', 'WARNING'),
     ('dmesg-lockdep.txt', 'lockdep'),
     ('dmesg-rcu.txt', 'RCU'),
     ('kmemleak.txt', 'kmemleak'),
@@ -40,6 +42,20 @@ def test_warning_report_is_one_splat():
     rc, out = scan('dmesg-warning.txt')
     assert rc == 1
     # the RIP and Call Trace lines belong to the WARNING's report
+    assert out.count('--- splat') == 1
+    assert 'napi_complete_done' in out
+
+
+def test_userspace_kmsg_lines_pass():
+    # virtme-ng-init writes this in a root without systemd (containers,
+    # debootstrap chroots); the kselftest runner writes to /dev/kmsg too
+    rc, out = scan('dmesg-clean.txt', 'dmesg-userspace-warning.txt')
+    assert rc == 0, out
+
+
+def test_real_warning_after_userspace_warning_fails():
+    rc, out = scan('dmesg-userspace-warning.txt', 'dmesg-warning.txt')
+    assert rc == 1, out
     assert out.count('--- splat') == 1
     assert 'napi_complete_done' in out
 
