@@ -5,7 +5,8 @@
 # usage: check.sh [FLAVOUR] [LIST]
 #
 # LIST: "NAME TIMEOUT COMMAND" lines; a line "[boot ARGS...]" starts a new
-# group that runs in its own guest booted with ARGS on the kernel command line.
+# group that runs in its own guest booted with ARGS on the kernel command line;
+# "[boot ARGS | QEMU OPTIONS]" also gives that guest extra QEMU options (NICs).
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -32,7 +33,12 @@ while IFS= read -r line; do
 		mkdir -p "$out/boot-$g"
 		: > "$out/boot-$g/tests.list"
 		line=${line#\[boot}
-		echo "${line%\]}" | sed 's/^ *//' > "$out/boot-$g/append"
+		line=${line%\]}
+		# "[boot ARGS | QEMU OPTIONS]": extra devices for this guest
+		echo "${line%%|*}" | sed 's/^ *//; s/ *$//' > "$out/boot-$g/append"
+		case $line in
+		*'|'*) echo "${line#*|}" | sed 's/^ *//' > "$out/boot-$g/qemu" ;;
+		esac
 		;;
 	*) echo "$line" >> "$out/boot-$g/tests.list" ;;
 	esac
@@ -48,9 +54,10 @@ for dir in "$out"/boot-*; do
 	[ -s "$dir/tests.list" ] || continue
 	b=${dir##*-}
 	append="$(cat "$dir/append") ${GUEST_APPEND:-}"
-	log "check: boot $b of the $flavour kernel (cmdline +'$append'): $(wc -l < "$dir/tests.list") tests"
+	qemu=$(cat "$dir/qemu" 2>/dev/null)
+	log "check: boot $b of the $flavour kernel (cmdline +'$append'${qemu:+, qemu +'$qemu'}): $(wc -l < "$dir/tests.list") tests"
 	"$TOP/scripts/run-guest.sh" "$flavour" "$dir" "${GUEST_TIMEOUT:-2400}" \
-		"$TOP/tests/guest/guest-main.sh $dir/tests.list $dir" "$append"
+		"$TOP/tests/guest/guest-main.sh $dir/tests.list $dir" "$append" "$qemu"
 	guest_rc=$?
 
 	# the host's own verdicts on this boot, as KTAP so one parser judges all

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# usage: run-guest.sh FLAVOUR OUTDIR TIMEOUT COMMAND [APPEND]
+# usage: run-guest.sh FLAVOUR OUTDIR TIMEOUT COMMAND [APPEND [QEMU_OPTS]]
 # Boot $WORK/build-FLAVOUR's bzImage with virtme-ng under QEMU TCG (2 vCPUs)
 # and run COMMAND in it as root. OUTDIR is writable in the guest; the whole
 # console goes to OUTDIR/console.log. APPEND is added to the kernel command
-# line. Fails with a clear message when the guest hangs or panics.
+# line, QEMU_OPTS to QEMU's (extra devices). Fails with a clear message when the guest hangs or panics.
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 
-flavour=$1 out=$(realpath -m "$2") tmo=$3 cmd=$4 append=${5:-}
+flavour=$1 out=$(realpath -m "$2") tmo=$3 cmd=$4 append=${5:-} qemu=${6:-}
 B=$WORK/build-$flavour
 img=$B/arch/x86/boot/bzImage
 [ -f "$img" ] || die "no kernel image $img (run make build)"
@@ -24,7 +24,7 @@ export PATH=$VENV/bin:$PATH
 start=$(date +%s)
 timeout -k 20 "$tmo" "$VENV/bin/vng" --disable-kvm --cpus "$cpus" --memory "$mem" \
 	--force-9p --disable-microvm --verbose --run "$img" --user root --rwdir "$out=$out" \
-	--append "panic=-1 $append" \
+	--append "panic=-1 $append" ${qemu:+--qemu-opts="$qemu"} \
 	--exec "$cmd" < /dev/null > "$out/console.log" 2>&1
 rc=$?
 secs=$(( $(date +%s) - start ))
