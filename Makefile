@@ -6,7 +6,7 @@ S := scripts
 FLAVOURS := release debug nothreaded
 
 .PHONY: help deps base apply build harness-test lint check demo bench export \
-	series-status clean build-each fresh-check $(addprefix config-,$(FLAVOURS)) $(addprefix build-,$(FLAVOURS))
+	series-status clean build-each fresh-check suspend-probe $(addprefix config-,$(FLAVOURS)) $(addprefix build-,$(FLAVOURS))
 
 help:
 	@echo "make demo           build the patched kernel, boot it under QEMU TCG, show the series at work"
@@ -16,6 +16,7 @@ help:
 	@echo "make series-status  fail if the work tree holds work that patches/ lacks"
 	@echo "make build-each     build every patch of the series on its own (release and knapid off)"
 	@echo "make fresh-check    run make check in a clean Debian 12 root (debootstrap + chroot)"
+	@echo "make suspend-probe  measure whether IRQ suspensions hold, per placement and NAPI mode"
 
 deps:
 	@$(S)/install-deps.sh
@@ -55,6 +56,13 @@ bench: build-release
 
 export:
 	@$(S)/export-series.sh
+
+# a measurement, not a test: the table goes to results/suspend-probe/table.md
+suspend-probe: build-debug
+	@mkdir -p results/suspend-probe
+	@$(S)/run-guest.sh debug results/suspend-probe 1800 \
+		"$(CURDIR)/tests/guest/suspend-probe.sh $(or $(SCALE),1) > $(CURDIR)/results/suspend-probe/table.md 2>&1"
+	@cat results/suspend-probe/table.md
 
 fresh-check:
 	@$(S)/fresh-check.sh

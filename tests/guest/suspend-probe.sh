@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Probe: does an IRQ suspension hold, per placement and NAPI mode?
+#
+# usage: suspend-probe.sh [ROUNDS_SCALE [TRACE_FILE]]
+#
+# A linked netdevsim pair; busy_poller (from the patched tree) receives
+# with prefer_busy_poll, busy_poll_usecs 0, budget 64, defer-hard-irqs 100,
+# irq-suspend-timeout 10 s, and stops after every epoll_wait() that returned
+# data (-x stall-each). Each round sends 1000 bytes; the round holds when,
+# after the server stopped, the NAPI's timer is armed for about
+# irq-suspend-timeout and is still the same timer one second later.
+# Prints one table row per placement and mode: "held/rounds". With
+# TRACE_FILE, every start, cancel and expiry of a NAPI timer (napi_watchdog)
+# is traced, with the stack that armed it, and the trace written there.
+# Not part of make check: it measures, it does not judge.
+. "$(dirname "$0")/lib.sh"
+
+SUSPEND_NS=10000000000
+LONG_NS=100000000
+PORT=48676
+scale=${1:-1}
+trace_file=${2:-}
+T=/sys/kernel/tracing
+tmp=$(mktemp -d)
+KNAPID=/proc/sys/net/core/knapid_enabled
+saved=$(cat $KNAPID 2>/dev/null)
+
+cleanup() {
+	[ -n "${srv:-}" ] && kill "$srv" 2>/dev/null
+	[ -n "${cli:-}" ] && kill "$cli" 2>/dev/null
+	wait 2>/dev/null
+	nsim_pair_destroy
+	[ -n "$saved" ] && echo "$saved" > $KNAPID
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+if [ -n "$trace_file" ]; then
+	mountpoint -q $T || mount -t tracefs none $T
+	fn=$(awk '$3 == "napi_watchdog" { print $1; exit }' /proc/kallsyms)
+	echo 0 > $T/tracing_on
+	echo > $T/trace
+	echo 8192 > $T/buffer_size_kb
+	echo "function == 0x$fn" > $T/events/timer/hrtimer_start/filter
+	echo "stacktrace if function == 0x$fn" > $T/events/timer/hrtimer_start/trigger
+	echo "function == 0x$fn" > $T/events/timer/hrtimer_expire_entry/filter
+	echo 1 > $T/events/timer/hrtimer_start/enable
+	echo 1 > $T/events/timer/hrtimer_expire_entry/enable
+	echo 1 > $T/events/timer/hrtimer_cancel/enable
+	echo 1 > $T/tracing_on
+fi
+
+gcc -Wall -O2 -I"$KSRC/usr/include" -I"$KSRC/tools/include/uapi" -o "$tmp/busy_poller" \
+	"$KSRC/tools/testing/selftests/net/busy_poller.c" || exit 1
+nsim_pair_create 201 202 1 || exit 1
+
+# the latest expiry of a NAPI timer more than LONG_NS out, and "now"
+long_timer() {
+	local i
+	for i in 1 2 3; do
+		awk '/^now at/ { now = $3 } /napi_watchdog/ { getline; split($4, e, "-"); print now, e[1] }' /proc/timer_list
+	done | awk -v long=$LONG_NS '$2 - $1 > long && $2 > max { max = $2 } END { if (!max) exit 1; print max }'
+}
+still_there() {
+	local i
+	for i in 1 2 3; do
+		awk '/napi_watchdog/ { getline; split($4, e, "-"); print e[1] }' /proc/timer_list
+	done | grep -qx "$1"
+}
+wait_line() {
+	local i
+	for i in $(seq 200); do
+		grep -q "$1" "$tmp/server.out" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# probe MODE SERVER_PIN CLIENT_PIN GRO_NS ROUNDS LABEL
+probe() {
+	local mode=$1 spin=$2 cpin=$3 gro=$4 rounds=$5 label=$6 k x held=0 fd
+	echo "$mode" > $KNAPID
+	rm -f "$tmp/out" "$tmp/server.out" "$tmp/fifo"
+	ip netns exec "$NS_A" $spin "$tmp/busy_poller" -p $PORT -b "$ADDR_A" -o "$tmp/out" -m 64 \
+		-u 0 -P 1 -g 64 -d 100 -r "$gro" -s $SUSPEND_NS -x stall-each -t 240 \
+		> "$tmp/server.out" 2>&1 &
+	srv=$!
+	wait_port "$NS_A" $PORT || { echo "# no listener"; return 1; }
+	mkfifo "$tmp/fifo"
+	ip netns exec "$NS_B" $cpin timeout 300 socat -u "OPEN:$tmp/fifo" "TCP:$ADDR_A:$PORT" &
+	cli=$!
+	exec {fd}>"$tmp/fifo"
+	wait_line '^napi_id' || echo "# no connection"
+	for k in $(seq "$rounds"); do
+		head -c 1000 /dev/zero >&$fd
+		wait_line "^stalled $k " || { echo "# round $k: no data"; break; }
+		if x=$(long_timer) && sleep 1 && still_there "$x"; then
+			held=$((held + 1))
+		else
+			echo "# $label, mode $mode, round $k: lost (expiry '$x')"
+			[ -n "$trace_file" ] && echo "probe: round $k lost, expiry '$x'" > $T/trace_marker
+		fi
+		[ -n "$trace_file" ] && echo "probe: round $k done" > $T/trace_marker
+		kill -USR1 "$srv"
+	done
+	exec {fd}>&-
+	wait "$cli"; wait "$srv"
+	cli= srv=
+	printf '| %s | %s | %d/%d |\n' "$label" "$([ "$mode" = 1 ] && echo knapid || echo softirq)" \
+		"$held" "$rounds"
+}
+
+echo "# kernel $(uname -r), $(nproc) CPUs"
+echo "| placement | mode | held/rounds |"
+echo "|---|---|---|"
+for mode in 0 1; do
+	probe $mode "taskset -c 0" "taskset -c 1" 50000 $((5 * scale)) "server CPU 0, client CPU 1, gro 50 us"
+	probe $mode "taskset -c 0" "taskset -c 0" 50000 $((24 * scale)) "both on CPU 0, gro 50 us"
+	probe $mode "taskset -c 0" "taskset -c 0" 5000000 $((10 * scale)) "both on CPU 0, gro 5 ms"
+	probe $mode "" "" 50000 $((5 * scale)) "unpinned, gro 50 us"
+done
+[ -n "$trace_file" ] && { echo 0 > $T/tracing_on; cat $T/trace > "$trace_file"; }
