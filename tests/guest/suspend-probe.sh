@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Probe: does an IRQ suspension hold, per placement and NAPI mode?
 #
-# usage: suspend-probe.sh [ROUNDS_SCALE [TRACE_FILE]]
+# usage: suspend-probe.sh [ROUNDS_SCALE]
 #
 # A linked netdevsim pair; busy_poller (from the patched tree) receives
 # with prefer_busy_poll, busy_poll_usecs 0, budget 64, defer-hard-irqs 100,
@@ -9,9 +9,9 @@
 # data (-x stall-each). Each round sends 1000 bytes; the round holds when,
 # after the server stopped, the NAPI's timer is armed for about
 # irq-suspend-timeout and is still the same timer one second later.
-# Prints one table row per placement and mode: "held/rounds". With
-# TRACE_FILE, every start, cancel and expiry of a NAPI timer (napi_watchdog)
-# is traced, with the stack that armed it, and the trace written there.
+# Prints one table row per placement and mode: "held/rounds". Run under
+# trace-napi-timer.sh to see who armed the NAPI timer: each round then
+# leaves a marker in the trace.
 # Not part of make check: it measures, it does not judge.
 . "$(dirname "$0")/lib.sh"
 
@@ -19,8 +19,11 @@ SUSPEND_NS=10000000000
 LONG_NS=100000000
 PORT=48676
 scale=${1:-1}
-trace_file=${2:-}
 T=/sys/kernel/tracing
+# mark the trace when run under trace-napi-timer.sh
+mark() {
+	[ "$(cat $T/tracing_on 2>/dev/null)" = 1 ] && echo "probe: $*" > $T/trace_marker
+}
 tmp=$(mktemp -d)
 KNAPID=/proc/sys/net/core/knapid_enabled
 saved=$(cat $KNAPID 2>/dev/null)
@@ -35,20 +38,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-if [ -n "$trace_file" ]; then
-	mountpoint -q $T || mount -t tracefs none $T
-	fn=$(awk '$3 == "napi_watchdog" { print $1; exit }' /proc/kallsyms)
-	echo 0 > $T/tracing_on
-	echo > $T/trace
-	echo 8192 > $T/buffer_size_kb
-	echo "function == 0x$fn" > $T/events/timer/hrtimer_start/filter
-	echo "stacktrace if function == 0x$fn" > $T/events/timer/hrtimer_start/trigger
-	echo "function == 0x$fn" > $T/events/timer/hrtimer_expire_entry/filter
-	echo 1 > $T/events/timer/hrtimer_start/enable
-	echo 1 > $T/events/timer/hrtimer_expire_entry/enable
-	echo 1 > $T/events/timer/hrtimer_cancel/enable
-	echo 1 > $T/tracing_on
-fi
 
 gcc -Wall -O2 -I"$KSRC/usr/include" -I"$KSRC/tools/include/uapi" -o "$tmp/busy_poller" \
 	"$KSRC/tools/testing/selftests/net/busy_poller.c" || exit 1
@@ -98,9 +87,9 @@ probe() {
 			held=$((held + 1))
 		else
 			echo "# $label, mode $mode, round $k: lost (expiry '$x')"
-			[ -n "$trace_file" ] && echo "probe: round $k lost, expiry '$x'" > $T/trace_marker
+			mark "round $k lost, expiry '$x'"
 		fi
-		[ -n "$trace_file" ] && echo "probe: round $k done" > $T/trace_marker
+		mark "round $k done"
 		kill -USR1 "$srv"
 	done
 	exec {fd}>&-
@@ -119,4 +108,3 @@ for mode in 0 1; do
 	probe $mode "taskset -c 0" "taskset -c 0" 5000000 $((10 * scale)) "both on CPU 0, gro 5 ms"
 	probe $mode "" "" 50000 $((5 * scale)) "unpinned, gro 50 us"
 done
-[ -n "$trace_file" ] && { echo 0 > $T/tracing_on; cat $T/trace > "$trace_file"; }
