@@ -14,7 +14,7 @@ help:
 	@echo "make bench          benchmarks in the guest, results in results/"
 	@echo "make export         write the kernel work tree's commits into patches/"
 	@echo "make series-status  fail if the work tree holds work that patches/ lacks"
-	@echo "make build-each     build every patch of the series on its own (release and knapid off)"
+	@echo "make build-each     build every patch of the series on its own (knapid on and off)"
 	@echo "make fresh-check    run make check in a clean Debian 12 root (debootstrap + chroot)"
 	@echo "make suspend-probe  measure whether IRQ suspensions hold, per placement and NAPI mode"
 

@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
-# usage: build-each.sh [FLAVOUR...]   (default: release nothreaded)
+# usage: build-each.sh [FLAVOUR...]   (default: debug nothreaded)
 # EACH_FROM=N starts at patch N of the series (default 1).
 # Build every commit of the series on its own (each patch must build), in a
 # separate worktree under $WORK/each so work/linux is left alone. Each
 # flavour is configured once at the top of the series; that .config is put
 # back before every build, so options that appear later in the series (and
 # that Kconfig drops at earlier commits) come back when they exist.
+# The default flavours differ only in CONFIG_THREADED_NAPI (knapid on, off):
+# at a commit where Kconfig resolves two flavours to the same .config (before
+# the option exists), the second is not built again.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 flavours=("$@")
-[ ${#flavours[@]} -gt 0 ] || flavours=(release nothreaded)
+[ ${#flavours[@]} -gt 0 ] || flavours=(debug nothreaded)
 each=$WORK/each
 tree=$each/linux
 
@@ -35,6 +38,7 @@ for flavour in "${flavours[@]}"; do
 	cp "$each/build-$flavour/.config" "$each/build-$flavour/config.top"
 done
 
+each_start=$(date +%s)
 n=0
 fails=()
 for c in "${commits[@]}"; do
@@ -42,16 +46,29 @@ for c in "${commits[@]}"; do
 	[ "$n" -ge "${EACH_FROM:-1}" ] || continue
 	git -C "$tree" checkout -q --detach "$c"
 	subject=$(git -C "$tree" log -1 --format=%s "$c")
+	built=()
 	for flavour in "${flavours[@]}"; do
-		cp "$each/build-$flavour/config.top" "$each/build-$flavour/.config"
+		b=$each/build-$flavour
+		cp "$b/config.top" "$b/.config"
+		make -s -C "$tree" O="$b" ARCH=x86_64 olddefconfig >/dev/null
+		same=
+		for other in "${built[@]}"; do
+			cmp -s <(grep -v '^#' "$b/.config") <(grep -v '^#' "$each/build-$other/.config") &&
+				same=$other
+		done
+		if [ -n "$same" ]; then
+			log "each: patch $n/${#commits[@]} ($flavour): same .config as $same at this commit, not built again"
+			continue
+		fi
 		log "each: patch $n/${#commits[@]} ($flavour): $subject"
 		if ! WORK=$each "$TOP/scripts/build-kernel.sh" "$flavour"; then
 			fails+=("patch $n ($flavour): $subject")
 		fi
+		built+=("$flavour")
 	done
 done
 if [ ${#fails[@]} -gt 0 ]; then
 	printf '%s\n' "${fails[@]}" >&2
 	die "${#fails[@]} builds failed"
 fi
-log "each: patches ${EACH_FROM:-1}-${#commits[@]} of ${#commits[@]} build (${flavours[*]})"
+log "each: patches ${EACH_FROM:-1}-${#commits[@]} of ${#commits[@]} build (${flavours[*]}) in $(( $(date +%s) - each_start ))s"
