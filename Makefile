@@ -6,7 +6,7 @@ S := scripts
 FLAVOURS := release debug nothreaded
 
 .PHONY: help deps base apply build harness-test lint check demo bench export \
-	series-status clean build-each fresh-check suspend-probe $(addprefix config-,$(FLAVOURS)) $(addprefix build-,$(FLAVOURS))
+	series-status clean build-each fresh-check suspend-probe $(addprefix selftests-,$(FLAVOURS)) $(addprefix config-,$(FLAVOURS)) $(addprefix build-,$(FLAVOURS))
 
 help:
 	@echo "make demo           build the patched kernel, boot it under QEMU TCG, show the series at work"
@@ -33,6 +33,10 @@ $(addprefix config-,$(FLAVOURS)): config-%: apply
 $(addprefix build-,$(FLAVOURS)): build-%: config-%
 	@$(S)/build-kernel.sh $*
 
+# the selftest programs the tests run, built by the kselftest Makefile
+$(addprefix selftests-,$(FLAVOURS)): selftests-%: build-%
+	@$(S)/build-selftests.sh $*
+
 build: build-release
 
 build-each: apply
@@ -45,10 +49,10 @@ harness-test: deps
 lint: apply
 	@$(S)/lint-series.sh
 
-check: harness-test build-debug build-nothreaded
+check: harness-test build-debug build-nothreaded selftests-debug
 	@$(S)/check.sh debug
 
-demo: build-release
+demo: build-release selftests-release
 	@$(S)/demo.sh
 
 bench: build-release
@@ -58,7 +62,7 @@ export:
 	@$(S)/export-series.sh
 
 # a measurement, not a test: the table goes to results/suspend-probe/table.md
-suspend-probe: build-debug
+suspend-probe: build-debug selftests-debug
 	@mkdir -p results/suspend-probe
 	@$(S)/run-guest.sh debug results/suspend-probe 1800 \
 		"$(CURDIR)/tests/guest/suspend-probe.sh $(or $(SCALE),1) > $(CURDIR)/results/suspend-probe/table.md 2>&1"

@@ -24,6 +24,16 @@ if [ ! -d "$LINUX/.git" ]; then
 fi
 
 cd "$LINUX"
+# build-selftests.sh builds in the tree, and the Debian tree has no
+# .gitignore: keep its outputs out of `git status` (and of series-status)
+cat > .git/info/exclude <<'EXCLUDE'
+/tools/net/ynl/generated/*-user.[cho]
+/tools/net/ynl/generated/protos.a
+/tools/net/ynl/lib/ynl.[aod]
+/tools/net/ynl/libynl.a
+/tools/testing/selftests/net/libynl.a
+/tools/testing/selftests/net/busy_poller
+EXCLUDE
 if [ -f "$stamp" ] && [ "$(head -n1 "$stamp")" = "$want" ] &&
    [ "$(sed -n 2p "$stamp")" = "$(git rev-parse HEAD)" ] &&
    [ -z "$(git status --porcelain)" ]; then

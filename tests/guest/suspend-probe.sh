@@ -39,8 +39,9 @@ cleanup() {
 trap cleanup EXIT
 
 
-gcc -Wall -O2 -I"$KSRC/usr/include" -I"$KSRC/tools/include/uapi" -o "$tmp/busy_poller" \
-	"$KSRC/tools/testing/selftests/net/busy_poller.c" || exit 1
+# built on the host by the kselftest Makefile (make selftests-debug)
+poller=$KSRC/tools/testing/selftests/net/busy_poller
+[ -x "$poller" ] || { echo "no $poller: run make selftests-debug"; exit 1; }
 nsim_pair_create 201 202 1 || exit 1
 
 # the latest expiry of a NAPI timer more than LONG_NS out, and "now"
@@ -70,7 +71,7 @@ probe() {
 	local mode=$1 spin=$2 cpin=$3 gro=$4 rounds=$5 label=$6 k x held=0 fd
 	echo "$mode" > $KNAPID
 	rm -f "$tmp/out" "$tmp/server.out" "$tmp/fifo"
-	ip netns exec "$NS_A" $spin "$tmp/busy_poller" -p $PORT -b "$ADDR_A" -o "$tmp/out" -m 64 \
+	ip netns exec "$NS_A" $spin "$poller" -p $PORT -b "$ADDR_A" -o "$tmp/out" -m 64 \
 		-u 0 -P 1 -g 64 -d 100 -r "$gro" -s $SUSPEND_NS -x stall-each -t 240 \
 		> "$tmp/server.out" 2>&1 &
 	srv=$!
