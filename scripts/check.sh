@@ -7,18 +7,26 @@
 # LIST: "NAME TIMEOUT COMMAND" lines; a line "[boot ARGS...]" starts a new
 # group that runs in its own guest booted with ARGS on the kernel command line;
 # "[boot ARGS | QEMU OPTIONS]" also gives that guest extra QEMU options (NICs).
+#
+# Environment: WORK (scripts/common.sh) is where the results go; RUN_GUEST
+# (default scripts/run-guest.sh, same arguments) boots a guest and LINT
+# (default scripts/lint-series.sh) prints the checkpatch KTAP: the harness
+# self-tests put stubs in their place. GUEST_TIMEOUT (seconds, default 2400)
+# and GUEST_APPEND (extra kernel command line) go to every guest.
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 
 flavour=${1:-debug}
 list=${2:-$TOP/tests/check.list}
+run_guest=${RUN_GUEST:-$TOP/scripts/run-guest.sh}
+lint=${LINT:-$TOP/scripts/lint-series.sh}
 out=$WORK/results/check-$flavour
 rm -rf "$out"
 mkdir -p "$out"
 
 log "check: checkpatch --strict on the series"
 # its exit code is judged from the KTAP by the verdict below
-"$TOP/scripts/lint-series.sh" > "$out/lint.ktap" || true
+"$lint" > "$out/lint.ktap" || true
 grep -E '^(not )?ok ' "$out/lint.ktap" >&2
 
 # split the list into boot groups: boot-N/tests.list and boot-N/append
@@ -56,7 +64,7 @@ for dir in "$out"/boot-*; do
 	append="$(cat "$dir/append") ${GUEST_APPEND:-}"
 	qemu=$(cat "$dir/qemu" 2>/dev/null)
 	log "check: boot $b of the $flavour kernel (cmdline +'$append'${qemu:+, qemu +'$qemu'}): $(wc -l < "$dir/tests.list") tests"
-	"$TOP/scripts/run-guest.sh" "$flavour" "$dir" "${GUEST_TIMEOUT:-2400}" \
+	"$run_guest" "$flavour" "$dir" "${GUEST_TIMEOUT:-2400}" \
 		"$TOP/tests/guest/guest-main.sh $dir/tests.list $dir" "$append" "$qemu"
 	guest_rc=$?
 

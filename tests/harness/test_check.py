@@ -1,0 +1,69 @@
+"""scripts/check.sh end to end, with stubs for the guest and the lint step.
+
+RUN_GUEST and LINT replace scripts/run-guest.sh and scripts/lint-series.sh;
+WORK points at a temporary directory. No kernel is built or booted.
+"""
+import os
+import pathlib
+import re
+import subprocess
+
+HERE = pathlib.Path(__file__).parent
+FIX = HERE / 'fixtures'
+CHECK = HERE.parent.parent / 'scripts' / 'check.sh'
+VERDICT_LINE = re.compile(r'^(\d+) passed, (\d+) failed, (\d+) skipped$')
+
+LIST = """\
+# two boot groups
+alpha   10   true
+beta    10   true
+[boot threaded_napi=off]
+gamma   10   true
+"""
+
+
+def check(tmp_path, mode='clean', test_list=LIST, lint_mode='pass'):
+    """Run check.sh; return (exit code, stdout lines, results directory)."""
+    work = tmp_path / 'work'
+    listfile = tmp_path / 'check.list'
+    listfile.write_text(test_list)
+    env = dict(os.environ, WORK=str(work),
+               RUN_GUEST=str(FIX / 'stub-guest.sh'), STUB_GUEST_MODE=mode,
+               LINT=str(FIX / 'stub-lint.sh'), STUB_LINT_MODE=lint_mode)
+    env.pop('GUEST_APPEND', None)
+    r = subprocess.run(['bash', str(CHECK), 'debug', str(listfile)], env=env,
+                       capture_output=True, text=True, timeout=300)
+    return r.returncode, r.stdout.strip().splitlines(), work / 'results' / 'check-debug'
+
+
+def verdict(out):
+    """The counts of the last line, which must be the verdict line."""
+    m = VERDICT_LINE.match(out[-1] if out else '')
+    assert m, out
+    return tuple(int(n) for n in m.groups())
+
+
+def test_clean_run_passes(tmp_path):
+    rc, out, res = check(tmp_path, 'clean')
+    assert rc == 0, out
+    passed, failed, skipped = verdict(out)
+    assert failed == 0 and skipped == 0
+    assert (res / 'boot-0' / 'host.ktap').read_text().count('\nok ') == 2
+
+
+def test_crash_fails(tmp_path):
+    rc, out, res = check(tmp_path, 'crash')
+    assert rc != 0
+    assert verdict(out)[1] > 0
+    assert 'MISSING: expected test beta did not report' in out
+    host = (res / 'boot-0' / 'host.ktap').read_text()
+    assert 'not ok 1 guest-completed-0' in host
+    assert 'not ok 2 splat-scan-0' in host
+    assert 'Kernel panic - not syncing' in host
+
+
+def test_timeout_before_done_fails(tmp_path):
+    rc, out, res = check(tmp_path, 'timeout')
+    assert rc != 0
+    assert verdict(out)[1] > 0
+    assert 'not ok 1 guest-completed-0' in (res / 'boot-0' / 'host.ktap').read_text()
