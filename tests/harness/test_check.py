@@ -67,3 +67,14 @@ def test_timeout_before_done_fails(tmp_path):
     assert rc != 0
     assert verdict(out)[1] > 0
     assert 'not ok 1 guest-completed-0' in (res / 'boot-0' / 'host.ktap').read_text()
+
+
+def test_hang_after_done_marker_fails(tmp_path):
+    # every test passed and the done marker is there, but the guest never
+    # exited: run-guest.sh's exit code 124 must fail the boot
+    rc, out, res = check(tmp_path, 'hang')
+    assert rc != 0
+    assert verdict(out)[1] > 0
+    host = (res / 'boot-0' / 'host.ktap').read_text()
+    assert 'not ok 1 guest-completed-0 # exit code 124' in host
+    assert 'exited with code 124' in host
