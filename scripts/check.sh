@@ -21,8 +21,41 @@ list=${2:-$TOP/tests/check.list}
 run_guest=${RUN_GUEST:-$TOP/scripts/run-guest.sh}
 lint=${LINT:-$TOP/scripts/lint-series.sh}
 out=$WORK/results/check-$flavour
+ktaps=()
+
+# The last line is always the verdict "N passed, N failed, N skipped", and it
+# comes from ktap-verdict.py over all the KTAP written so far.
+judge() {
+	local verdict rc
+	log "check: verdict (results in $out)"
+	verdict=$("$TOP/scripts/ktap-verdict.py" --expect "$out/expected" \
+		--allow-skips "$TOP/tests/allowed-skips" "${ktaps[@]}")
+	rc=$?
+	printf '%s\n' "$verdict" | tee "$out/verdict.txt"
+	if ! tail -n 1 <<<"$verdict" | grep -qE '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$'; then
+		echo "ktap-verdict.py failed with exit code $rc"
+		echo "0 passed, 1 failed, 0 skipped"
+		rc=1
+	fi
+	exit $rc
+}
+
+# A step that stops this script early (die, an error of the script itself,
+# a signal) is a failure of its own, judged with everything else.
+stopped_early() {
+	local rc=$?
+	trap - EXIT
+	log "check: stopped early with exit code $rc"
+	[ -f "$out/expected" ] || : > "$out/expected"
+	printf 'TAP version 13\n1..1\nnot ok 1 check-completed # stopped early with exit code %s\n' \
+		"$rc" > "$out/stopped.ktap"
+	ktaps+=("$out/stopped.ktap")
+	judge
+}
+trap stopped_early EXIT
+
 rm -rf "$out"
-mkdir -p "$out"
+mkdir -p "$out" || die "cannot create $out"
 
 log "check: checkpatch --strict on the series"
 # its exit code is judged from the KTAP by the verdict below
@@ -52,7 +85,7 @@ while IFS= read -r line; do
 	esac
 done < <(grep -v -e '^\s*#' -e '^\s*$' "$list")
 
-ktaps=("$out/lint.ktap")
+ktaps+=("$out/lint.ktap")
 {
 	series_patches | sed 's/^/checkpatch /'
 	cat "$out"/boot-*/tests.list | awk '{print $1}'
@@ -105,6 +138,5 @@ for dir in "$out"/boot-*; do
 done
 [ $n -gt 0 ] || die "no tests in $list"
 
-log "check: verdict (results in $out)"
-"$TOP/scripts/ktap-verdict.py" --expect "$out/expected" \
-	--allow-skips "$TOP/tests/allowed-skips" "${ktaps[@]}" | tee "$out/verdict.txt"
+trap - EXIT
+judge

@@ -22,15 +22,16 @@ gamma   10   true
 """
 
 
-def check(tmp_path, mode='clean', test_list=LIST, lint_mode='pass'):
+def check(tmp_path, mode='clean', test_list=LIST, **extra_env):
     """Run check.sh; return (exit code, stdout lines, results directory)."""
     work = tmp_path / 'work'
     listfile = tmp_path / 'check.list'
     listfile.write_text(test_list)
     env = dict(os.environ, WORK=str(work),
                RUN_GUEST=str(FIX / 'stub-guest.sh'), STUB_GUEST_MODE=mode,
-               LINT=str(FIX / 'stub-lint.sh'), STUB_LINT_MODE=lint_mode)
+               LINT=str(FIX / 'stub-lint.sh'))
     env.pop('GUEST_APPEND', None)
+    env.update(extra_env)
     r = subprocess.run(['bash', str(CHECK), 'debug', str(listfile)], env=env,
                        capture_output=True, text=True, timeout=300)
     return r.returncode, r.stdout.strip().splitlines(), work / 'results' / 'check-debug'
@@ -78,3 +79,28 @@ def test_hang_after_done_marker_fails(tmp_path):
     host = (res / 'boot-0' / 'host.ktap').read_text()
     assert 'not ok 1 guest-completed-0 # exit code 124' in host
     assert 'exited with code 124' in host
+
+
+def test_early_stop_still_ends_with_verdict(tmp_path):
+    # check.sh dies before any guest boots ("no tests in LIST"): the last
+    # line is still the verdict, with the stop counted as a failure
+    rc, out, res = check(tmp_path, 'clean', test_list='# no tests\n')
+    assert rc != 0
+    assert verdict(out)[1] > 0
+    assert 'FAIL: check-completed (STOPPED early with exit code 1)' in out
+
+
+def test_lint_step_that_died_fails(tmp_path):
+    # the lint step printed nothing: every patch of the series is missing
+    rc, out, res = check(tmp_path, 'clean', STUB_LINT_MODE='crash')
+    assert rc != 0
+    assert verdict(out)[1] > 0
+    assert any(line.startswith('MISSING: expected test checkpatch 0001-') for line in out)
+
+
+def test_failing_guest_runner_still_ends_with_verdict(tmp_path):
+    # run-guest.sh dies (here: it cannot even be run)
+    rc, out, res = check(tmp_path, 'clean', RUN_GUEST=str(tmp_path / 'no-such-runner'))
+    assert rc != 0
+    assert verdict(out)[1] > 0
+    assert 'not ok 1 guest-completed-0 # exit code 127' in (res / 'boot-0' / 'host.ktap').read_text()
