@@ -7,7 +7,8 @@ The run fails on:
   - any "not ok" (top level or nested) that is not a SKIP,
   - any SKIP whose test is not listed in the allowed-skips file,
   - any expected test (one name per line in --expect) that did not report,
-  - a top-level plan ("1..N") that does not match the results seen.
+  - a top-level plan ("1..N") that does not match the results seen, or a
+    nested plan that does not match the nested results of its document.
 Leaves are counted: a top-level test with nested results counts its nested
 results, otherwise itself. The last line printed is always
 "N passed, N failed, N skipped"; the exit code is 1 when anything failed.
@@ -19,6 +20,9 @@ import sys
 RESULT = re.compile(r'^(?P<indent>(?:#\s*|\s+)?)(?P<ok>ok|not ok)\s+(?P<num>\d+)\s*(?:-\s*)?'
                     r'(?P<name>[^#]*?)\s*(?:#\s*(?P<directive>\S+)\s*(?P<reason>.*))?$')
 PLAN = re.compile(r'^1\.\.(\d+)')
+# a test's own KTAP, indented like its results: "# 1..N", "# KTAP version 1"
+NESTED_PLAN = re.compile(r'^(?:#\s*|\s+)1\.\.(\d+)')
+NESTED_VERSION = re.compile(r'^(?:#\s*|\s+)K?TAP version')
 
 
 class Result:
@@ -28,6 +32,8 @@ class Result:
         self.directive = (directive or '').upper()
         self.reason = reason or ''
         self.nested = nested
+        self.kids = []        # nested results (top level only)
+        self.plans = []       # [plan or None, results seen] per nested document
 
     @property
     def skipped(self):
@@ -39,16 +45,28 @@ class Result:
 
 
 def parse(lines):
-    """Return (plans, top-level results, nested results by parent name)."""
+    """Return (plans, top-level results); each top-level result carries the
+    nested results and nested plans printed before it."""
     plans = []
     top = []
     pending = []          # nested results seen before their parent's line
-    nested = {}
+    docs = []             # nested documents seen before their parent's line
     for raw in lines:
         line = raw.rstrip('\n')
         m = PLAN.match(line)
         if m:
             plans.append(int(m.group(1)))
+            continue
+        if NESTED_VERSION.match(line):
+            docs.append([None, 0])
+            continue
+        m = NESTED_PLAN.match(line)
+        if m:
+            # the plan comes first (or last) in its document
+            if docs and docs[-1][0] is None:
+                docs[-1][0] = int(m.group(1))
+            else:
+                docs.append([int(m.group(1)), 0])
             continue
         m = RESULT.match(line)
         if not m:
@@ -57,11 +75,14 @@ def parse(lines):
                    m.group('reason'), bool(m.group('indent')))
         if r.nested:
             pending.append(r)
+            if not docs:
+                docs.append([None, 0])
+            docs[-1][1] += 1
         else:
+            r.kids, r.plans = pending, docs
             top.append(r)
-            nested[r.name] = pending
-            pending = []
-    return plans, top, nested
+            pending, docs = [], []
+    return plans, top
 
 
 def load_names(path):
@@ -83,8 +104,8 @@ def judge(documents, expect=(), allowed_skips=()):
     problems = []
     seen = set()
     for lines in documents:
-        plans, top, nested = parse(lines)
-        p, f, s, probs = judge_one(plans, top, nested, allowed_skips)
+        plans, top = parse(lines)
+        p, f, s, probs = judge_one(plans, top, allowed_skips)
         passed, failed, skipped = passed + p, failed + f, skipped + s
         problems += probs
         seen |= {r.name for r in top}
@@ -98,7 +119,7 @@ def judge(documents, expect=(), allowed_skips=()):
     return passed, failed, skipped, problems
 
 
-def judge_one(plans, top, nested, allowed_skips):
+def judge_one(plans, top, allowed_skips):
     passed = failed = skipped = 0
     problems = []
 
@@ -117,7 +138,11 @@ def judge_one(plans, top, nested, allowed_skips):
                                                  if r.directive else ''))
 
     for r in top:
-        kids = nested.get(r.name, [])
+        kids = r.kids
+        for plan, seen in r.plans:
+            if plan is not None and plan != seen:
+                failed += 1
+                problems.append(f'PLAN: {r.name}: 1..{plan} announced, {seen} nested results seen')
         if kids:
             for k in kids:
                 leaf(f'{r.name}: {k.name}', k)

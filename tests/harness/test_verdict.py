@@ -95,3 +95,17 @@ def test_result_line_forms(tmp_path, line, ok):
     f.write_text(f'TAP version 13\n1..1\n{line.replace(" 12 ", " 1 ")}\n')
     r = subprocess.run([sys.executable, str(VERDICT), str(f)], capture_output=True, text=True)
     assert (r.returncode == 0) == ok
+
+
+def test_nested_short_plan_fails(tmp_path):
+    # "1..5" and then only two nested results: three cases went missing
+    rc, out = run('nested-short-plan.ktap', tmp_path=tmp_path)
+    assert rc == 1
+    assert 'PLAN: napi_config.py: 1..5 announced, 2 nested results seen' in out
+
+
+def test_nested_plans_per_document_pass(tmp_path):
+    # two nested documents, the second with its plan at the end
+    rc, out = run('nested-two-docs.ktap', tmp_path=tmp_path)
+    assert rc == 0, out
+    assert out[-1] == '3 passed, 0 failed, 0 skipped'
