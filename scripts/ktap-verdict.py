@@ -4,7 +4,7 @@
 usage: ktap-verdict.py [--expect FILE] [--allow-skips FILE] KTAP_FILE...
 
 The run fails on:
-  - any "not ok" (top level or nested) that is not a SKIP,
+  - any "not ok" (top level or nested) that is not a SKIP, "# TODO" included,
   - any SKIP whose test is not listed in the allowed-skips file,
   - any expected test (one name per line in --expect) that did not report,
   - a top-level plan ("1..N") that does not match the results seen, or a
@@ -31,6 +31,8 @@ class Result:
         self.name = name
         self.directive = (directive or '').upper()
         self.reason = reason or ''
+        # the comment as printed, for messages: "exit code 1", "TODO why"
+        self.comment = f'{directive or ""} {self.reason}'.strip()
         self.nested = nested
         self.kids = []        # nested results (top level only)
         self.plans = []       # [plan or None, results seen] per nested document
@@ -41,7 +43,8 @@ class Result:
 
     @property
     def xfail(self):
-        return self.directive in ('XFAIL', 'TODO')
+        # "not ok N name # TODO" is a failure like any other "not ok"
+        return self.directive == 'XFAIL'
 
 
 def parse(lines):
@@ -134,8 +137,7 @@ def judge_one(plans, top, allowed_skips):
             passed += 1
         else:
             failed += 1
-            problems.append(f'FAIL: {name}' + (f' ({r.directive} {r.reason})'.rstrip()
-                                                 if r.directive else ''))
+            problems.append(f'FAIL: {name}' + (f' ({r.comment})' if r.comment else ''))
 
     for r in top:
         kids = r.kids

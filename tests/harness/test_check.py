@@ -87,7 +87,7 @@ def test_early_stop_still_ends_with_verdict(tmp_path):
     rc, out, res = check(tmp_path, 'clean', test_list='# no tests\n')
     assert rc != 0
     assert verdict(out)[1] > 0
-    assert 'FAIL: check-completed (STOPPED early with exit code 1)' in out
+    assert 'FAIL: check-completed (stopped early with exit code 1)' in out
 
 
 def test_lint_step_that_died_fails(tmp_path):

@@ -109,3 +109,11 @@ def test_nested_plans_per_document_pass(tmp_path):
     rc, out = run('nested-two-docs.ktap', tmp_path=tmp_path)
     assert rc == 0, out
     assert out[-1] == '3 passed, 0 failed, 0 skipped'
+
+
+def test_nested_not_ok_todo_fails(tmp_path):
+    rc, out = run('nested-todo.ktap', tmp_path=tmp_path)
+    assert rc == 1
+    assert ('FAIL: busy_poll_test.sh: busy_poll suspend in knapid mode '
+            '(TODO not implemented yet)') in out
+    assert out[-1] == '1 passed, 1 failed, 0 skipped'
