@@ -117,3 +117,18 @@ def test_nested_not_ok_todo_fails(tmp_path):
     assert ('FAIL: busy_poll_test.sh: busy_poll suspend in knapid mode '
             '(TODO not implemented yet)') in out
     assert out[-1] == '1 passed, 1 failed, 0 skipped'
+
+
+def test_unexpected_xfail_fails(tmp_path):
+    # an XFAIL is no pass: like a SKIP it must be listed in allowed-skips
+    rc, out = run('nested-xfail.ktap', allow=[], tmp_path=tmp_path)
+    assert rc == 1
+    assert 'unexpected XFAIL: stats.py: stats.check_fec (netdevsim has no FEC stats)' in out
+    assert out[-1] == '1 passed, 1 failed, 1 skipped'
+
+
+def test_allowed_xfail_passes(tmp_path):
+    rc, out = run('nested-xfail.ktap', allow=['stats.py: stats.check_fec | no FEC'],
+                  tmp_path=tmp_path)
+    assert rc == 0, out
+    assert out[-1] == '1 passed, 0 failed, 1 skipped'
