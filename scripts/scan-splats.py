@@ -27,7 +27,10 @@ PATTERNS = [
     # reports start their message with "WARNING: " too.  A line that merely
     # contains the word ("virtme-ng-init: WARNING: ...") is not a report.
     ('WARNING', re.compile(r'\]\s+(\[\s*[CT]\d+\]\s+)?(WARNING: |-+\[ cut here \]-+$)')),
-    ('BUG', re.compile(r'\bBUG:')),
+    # "BUG: ..." (NULL pointer, KFENCE, sleeping function...), BUG_ON()'s
+    # "kernel BUG at file:line!"
+    ('BUG', re.compile(r'\bBUG:|\] kernel BUG at ')),
+    ('oops', re.compile(r'\] Oops: ')),
     ('oops RIP', re.compile(r'\] RIP: ')),
     ('call trace', re.compile(r'\] Call Trace:')),
     ('kmemleak', re.compile(r'unreferenced object 0x')),
@@ -54,9 +57,10 @@ def scan(lines):
             # kmemleak's report file has no timestamps; its marker is unique
             if (kernel or kind == 'kmemleak') and rx.search(line):
                 # lines inside the report we printed already belong to it:
-                # its RIP and Call Trace, and the WARNING: line after "cut here"
+                # its Oops, RIP and Call Trace, and the WARNING: line after
+                # "cut here"
                 inside = i - last < CONTEXT_AFTER and (
-                    kind in ('oops RIP', 'call trace') or
+                    kind in ('oops', 'oops RIP', 'call trace') or
                     (kind == 'WARNING' and hits and hits[-1][0] == 'WARNING'))
                 if not inside:
                     hits.append((kind, i))

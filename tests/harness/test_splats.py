@@ -31,6 +31,15 @@ def test_clean_log_passes():
     ('kmemleak.txt', 'kmemleak'),
     ('console-hung.txt', 'hung task'),
     ('console-softlockup.txt', 'soft lockup'),
+    ('dmesg-bug-null.txt', 'BUG'),
+    ('dmesg-kfence.txt', 'BUG'),
+    # BUG_ON(): "kernel BUG at", with the console cut before the RIP line
+    ('console-bug-on.txt', 'BUG'),
+    # an oops whose console kept only the registers: no BUG, no Call Trace
+    ('console-oops-rip.txt', 'oops RIP'),
+    ('console-panic.txt', 'kernel panic'),
+    ('dmesg-refcount.txt', 'refcount'),
+    ('dmesg-ref-tracker.txt', 'ref_tracker'),
 ])
 def test_splat_fails(fixture, kind):
     rc, out = scan('dmesg-clean.txt', fixture)
@@ -71,3 +80,11 @@ def test_empty_log_fails(tmp_path):
     empty.write_text('')
     r = subprocess.run([sys.executable, str(SCAN), str(empty)], capture_output=True, text=True)
     assert r.returncode == 1
+
+
+@pytest.mark.parametrize('fixture', ['dmesg-bug-null.txt', 'dmesg-kfence.txt', 'console-bug-on.txt'])
+def test_oops_report_is_one_splat(fixture):
+    # the Oops, RIP and Call Trace lines belong to the BUG's report
+    rc, out = scan(fixture)
+    assert rc == 1
+    assert out.count('--- splat') == 1, out
