@@ -90,6 +90,11 @@ ktaps+=("$out/lint.ktap")
 	series_patches | sed 's/^/checkpatch /'
 	cat "$out"/boot-*/tests.list | awk '{print $1}'
 } > "$out/expected"
+# a kernel built with kmemleak must have scanned for leaks in every boot
+# (without a .config to tell, it is taken to have kmemleak)
+config=$WORK/build-$flavour/.config
+kmemleak=yes
+[ -f "$config" ] && ! grep -q '^CONFIG_DEBUG_KMEMLEAK=y$' "$config" && kmemleak=no
 n=0
 for dir in "$out"/boot-*; do
 	[ -s "$dir/tests.list" ] || continue
@@ -104,7 +109,7 @@ for dir in "$out"/boot-*; do
 	# the host's own verdicts on this boot, as KTAP so one parser judges all
 	{
 		echo "TAP version 13"
-		echo "1..2"
+		echo "1..3"
 		# completed: the done marker written after the last step, and the
 		# guest exited on its own with 0 (124: killed at the timeout)
 		if [ -f "$dir/guest-done" ] && [ "$guest_rc" = 0 ]; then
@@ -129,11 +134,22 @@ for dir in "$out"/boot-*; do
 			sed 's/^/# /' "$dir/splats.txt"
 			echo "not ok 2 splat-scan-$b"
 		fi
+		# "ok" from the guest's kmemleak-scan.sh, or why there was no scan
+		status=$(head -n 1 "$dir/kmemleak-status" 2>/dev/null)
+		if [ $kmemleak = no ]; then
+			echo "# no CONFIG_DEBUG_KMEMLEAK=y in $config: no leak scan"
+			echo "ok 3 kmemleak-$b"
+		elif [ "$status" = ok ]; then
+			echo "ok 3 kmemleak-$b"
+		else
+			echo "# no kmemleak scan to trust: ${status:-no $dir/kmemleak-status}"
+			echo "not ok 3 kmemleak-$b"
+		fi
 	} > "$dir/host.ktap"
 	cat "$dir/splats.txt" >&2
 	[ -f "$dir/results.ktap" ] || : > "$dir/results.ktap"
 	ktaps+=("$dir/results.ktap" "$dir/host.ktap")
-	printf 'guest-completed-%s\nsplat-scan-%s\n' "$b" "$b" >> "$out/expected"
+	printf '%s\n' "guest-completed-$b" "splat-scan-$b" "kmemleak-$b" >> "$out/expected"
 	n=$((n + 1))
 done
 [ $n -gt 0 ] || die "no tests in $list"

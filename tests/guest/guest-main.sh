@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Entry point inside the guest: run a test list, then collect the kernel log
-# (after a kmemleak scan when the kernel has kmemleak) for the splat gate.
+# Entry point inside the guest: run a test list, then a kmemleak scan
+# (kmemleak-scan.sh), then collect the kernel log for the splat gate, and last
+# the done marker guest-done.
 # usage: guest-main.sh LIST OUTDIR
 set -u
 list=$1 out=$2
@@ -8,14 +9,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 echo "guest: kernel $(uname -r), $(nproc) CPUs, cmdline: $(cat /proc/cmdline)"
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 "$here/run-tests.sh" "$list" "$out" | tee "$out/results.ktap"
-if [ -w /sys/kernel/debug/kmemleak ]; then
-	echo "guest: kmemleak scan"
-	# objects freed just now may still look unreferenced on the first pass
-	echo scan > /sys/kernel/debug/kmemleak
-	sleep 1
-	echo scan > /sys/kernel/debug/kmemleak
-	cat /sys/kernel/debug/kmemleak > "$out/kmemleak.txt"
-	echo "guest: kmemleak reports $(grep -c 'unreferenced object' "$out/kmemleak.txt") object(s)"
-fi
+# after the network namespaces are gone and past kmemleak's minimum object
+# age; the outcome goes to $out/kmemleak-status
+"$here/kmemleak-scan.sh" "$out"
 dmesg > "$out/dmesg.txt"
 touch "$out/guest-done"

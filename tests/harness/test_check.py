@@ -22,9 +22,13 @@ gamma   10   true
 """
 
 
-def check(tmp_path, mode='clean', test_list=LIST, **extra_env):
-    """Run check.sh; return (exit code, stdout lines, results directory)."""
+def check(tmp_path, mode='clean', test_list=LIST, config='CONFIG_DEBUG_KMEMLEAK=y\n',
+          **extra_env):
+    """Run check.sh; return (exit code, stdout lines, results directory).
+    config: the kernel .config the guest booted."""
     work = tmp_path / 'work'
+    (work / 'build-debug').mkdir(parents=True)
+    (work / 'build-debug' / '.config').write_text(config)
     listfile = tmp_path / 'check.list'
     listfile.write_text(test_list)
     env = dict(os.environ, WORK=str(work),
@@ -49,7 +53,7 @@ def test_clean_run_passes(tmp_path):
     assert rc == 0, out
     passed, failed, skipped = verdict(out)
     assert failed == 0 and skipped == 0
-    assert (res / 'boot-0' / 'host.ktap').read_text().count('\nok ') == 2
+    assert (res / 'boot-0' / 'host.ktap').read_text().count('\nok ') == 3
 
 
 def test_crash_fails(tmp_path):
@@ -104,3 +108,34 @@ def test_failing_guest_runner_still_ends_with_verdict(tmp_path):
     assert rc != 0
     assert verdict(out)[1] > 0
     assert 'not ok 1 guest-completed-0 # exit code 127' in (res / 'boot-0' / 'host.ktap').read_text()
+
+
+def test_kmemleak_refused_fails(tmp_path):
+    # kmemleak disabled: the guest could not scan, so no leak report is no news
+    rc, out, res = check(tmp_path, 'clean', STUB_KMEMLEAK_STATUS=(
+        'kmemleak refused scan 1: echo: write error: Operation not permitted'))
+    assert rc != 0
+    assert verdict(out)[1] > 0
+    host = (res / 'boot-0' / 'host.ktap').read_text()
+    assert 'not ok 3 kmemleak-0' in host
+    assert 'Operation not permitted' in host
+
+
+def test_kmemleak_status_missing_fails(tmp_path):
+    rc, out, res = check(tmp_path, 'clean', STUB_KMEMLEAK_STATUS='-')
+    assert rc != 0
+    assert 'not ok 3 kmemleak-1' in (res / 'boot-1' / 'host.ktap').read_text()
+
+
+def test_kmemleak_missing_from_ktap_fails(tmp_path):
+    # kmemleak-N is expected like guest-completed-N
+    assert 'kmemleak-1' in check(tmp_path, 'clean')[2].joinpath('expected').read_text()
+
+
+def test_kernel_without_kmemleak_passes(tmp_path):
+    rc, out, res = check(tmp_path, 'clean', config='# CONFIG_DEBUG_KMEMLEAK is not set\n',
+                         STUB_KMEMLEAK_STATUS='-')
+    assert rc == 0, out
+    host = (res / 'boot-0' / 'host.ktap').read_text()
+    assert 'ok 3 kmemleak-0' in host
+    assert 'no CONFIG_DEBUG_KMEMLEAK=y' in host
