@@ -4,9 +4,11 @@
 # everything from the KTAP ourselves.
 # usage: check.sh [FLAVOUR] [LIST]
 #
-# LIST: "NAME TIMEOUT COMMAND" lines; a line "[boot ARGS...]" starts a new
-# group that runs in its own guest booted with ARGS on the kernel command line;
-# "[boot ARGS | QEMU OPTIONS]" also gives that guest extra QEMU options (NICs).
+# LIST: "NAME CASES TIMEOUT COMMAND" lines (CASES: the number of nested KTAP
+# results the test must report, "-" for none); a line "[boot ARGS...]" starts
+# a new group that runs in its own guest booted with ARGS on the kernel
+# command line; "[boot ARGS | QEMU OPTIONS]" also gives that guest extra QEMU
+# options (NICs).
 #
 # Environment: WORK (scripts/common.sh) is where the results go; RUN_GUEST
 # (default scripts/run-guest.sh, same arguments) boots a guest and LINT
@@ -87,8 +89,8 @@ done < <(grep -v -e '^\s*#' -e '^\s*$' "$list")
 
 ktaps+=("$out/lint.ktap")
 {
-	series_patches | sed 's/^/checkpatch /'
-	cat "$out"/boot-*/tests.list | awk '{print $1}'
+	series_patches | sed 's/^/checkpatch /; s/$/ -/'
+	cat "$out"/boot-*/tests.list | awk '{print $1, $2}'
 } > "$out/expected"
 # a kernel built with kmemleak must have scanned for leaks in every boot
 # (without a .config to tell, it is taken to have kmemleak)
@@ -149,7 +151,7 @@ for dir in "$out"/boot-*; do
 	cat "$dir/splats.txt" >&2
 	[ -f "$dir/results.ktap" ] || : > "$dir/results.ktap"
 	ktaps+=("$dir/results.ktap" "$dir/host.ktap")
-	printf '%s\n' "guest-completed-$b" "splat-scan-$b" "kmemleak-$b" >> "$out/expected"
+	printf '%s -\n' "guest-completed-$b" "splat-scan-$b" "kmemleak-$b" >> "$out/expected"
 	n=$((n + 1))
 done
 [ $n -gt 0 ] || die "no tests in $list"

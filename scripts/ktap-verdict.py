@@ -7,7 +7,9 @@ The run fails on:
   - any "not ok" (top level or nested) that is not a SKIP, "# TODO" included,
   - any SKIP or XFAIL not listed in the allowed-skips file ("test: case" for
     a nested case; a bare test name only for the whole test skipping),
-  - any expected test (one name per line in --expect) that did not report,
+  - any expected test that did not report, or whose number of nested
+    results differs from what --expect pins ("NAME CASES" per line, CASES a
+    number or "-" for a test without nested results),
   - a top-level plan ("1..N") that does not match the results seen, or a
     nested plan that does not match the nested results of its document.
 Leaves are counted: a top-level test with nested results counts its nested
@@ -99,21 +101,45 @@ def load_names(path):
     return names
 
 
-def judge(documents, expect=(), allowed_skips=()):
-    """documents: one list of lines per KTAP file (each has its own plan)."""
+def load_expect(path):
+    """--expect: {name: number of nested results}. A line is "NAME CASES"
+    (the name may contain spaces), CASES a number or "-" (none)."""
+    expect = {}
+    if not path:
+        return expect
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.strip()
+            if not line or line.startswith('#'):
+                continue
+            fields = line.rsplit(None, 1)
+            if len(fields) != 2 or not (fields[1] == '-' or fields[1].isdigit()):
+                raise ValueError(f'{path}:{n}: not "NAME CASES": {line}')
+            expect[fields[0]] = 0 if fields[1] == '-' else int(fields[1])
+    return expect
+
+
+def judge(documents, expect=None, allowed_skips=()):
+    """documents: one list of lines per KTAP file (each has its own plan);
+    expect: {name: number of nested results} of the tests that must report."""
     passed = failed = skipped = 0
     problems = []
-    seen = set()
+    cases = {}            # nested results per top-level name
     for lines in documents:
         plans, top = parse(lines)
         p, f, s, probs = judge_one(plans, top, allowed_skips)
         passed, failed, skipped = passed + p, failed + f, skipped + s
         problems += probs
-        seen |= {r.name for r in top}
-    for name in expect:
+        for r in top:
+            cases[r.name] = cases.get(r.name, 0) + len(r.kids)
+    seen = set(cases)
+    for name, want in (expect or {}).items():
         if name not in seen:
             failed += 1
             problems.append(f'MISSING: expected test {name} did not report')
+        elif cases[name] != want:
+            failed += 1
+            problems.append(f'CASES: {name} reported {cases[name]} cases, {want} expected')
     if not seen:
         failed += 1
         problems.append('NO RESULTS: no test reported at all')
@@ -165,7 +191,7 @@ def judge_one(plans, top, allowed_skips):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('--expect', help='file: names of the tests that must report')
+    ap.add_argument('--expect', help='file: "NAME CASES" of the tests that must report')
     ap.add_argument('--allow-skips', help='file: "name | reason" of tests allowed to SKIP')
     ap.add_argument('ktap', nargs='+')
     a = ap.parse_args()
@@ -173,7 +199,10 @@ def main():
     for p in a.ktap:
         with open(p, errors='replace') as f:
             documents.append(f.readlines())
-    expect = list(load_names(a.expect))
+    try:
+        expect = load_expect(a.expect)
+    except ValueError as e:
+        ap.error(str(e))
     passed, failed, skipped, problems = judge(documents, expect, load_names(a.allow_skips))
     for p in problems:
         print(p)

@@ -3,7 +3,9 @@
 # as one KTAP document on stdout (test output indented with "# ").
 #
 # usage: run-tests.sh LIST OUTDIR
-# LIST lines: NAME TIMEOUT_SECONDS COMMAND...   (# comments allowed)
+# LIST lines: NAME CASES TIMEOUT_SECONDS COMMAND...   (# comments allowed)
+# CASES (the number of nested KTAP results, or "-") is checked by the host's
+# verdict, not here.
 # COMMAND runs from the repo top with KSRC (patched kernel tree) and
 # OUTDIR exported. Exit codes follow kselftest: 0 pass, 4 skip, else fail.
 set -u
@@ -22,9 +24,14 @@ echo "TAP version 13"
 echo "1..${#tests[@]}"
 n=0
 for line in "${tests[@]}"; do
-	read -r name tmo cmd <<<"$line"
+	read -r name cases tmo cmd <<<"$line"
 	n=$((n + 1))
-	echo "# RUN $name (timeout ${tmo}s): $cmd"
+	if ! [[ $cases =~ ^([0-9]+|-)$ && $tmo =~ ^[0-9]+$ && -n $cmd ]]; then
+		echo "# bad list line (NAME CASES TIMEOUT COMMAND): $line"
+		echo "not ok $n $name # bad list line"
+		continue
+	fi
+	echo "# RUN $name ($cases cases, timeout ${tmo}s): $cmd"
 	start=$(date +%s)
 	timeout -k 10 "$tmo" bash -c "$cmd" > "$OUTDIR/$name.log" 2>&1 < /dev/null
 	rc=$?

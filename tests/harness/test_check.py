@@ -15,10 +15,10 @@ VERDICT_LINE = re.compile(r'^(\d+) passed, (\d+) failed, (\d+) skipped$')
 
 LIST = """\
 # two boot groups
-alpha   10   true
-beta    10   true
+alpha   3    10   true
+beta    -    10   true
 [boot threaded_napi=off]
-gamma   10   true
+gamma   2    10   true
 """
 
 
@@ -139,3 +139,26 @@ def test_kernel_without_kmemleak_passes(tmp_path):
     host = (res / 'boot-0' / 'host.ktap').read_text()
     assert 'ok 3 kmemleak-0' in host
     assert 'no CONFIG_DEBUG_KMEMLEAK=y' in host
+
+
+def test_dropped_case_fails(tmp_path):
+    # alpha and gamma are pinned at 3 and 2 cases; the guests report one
+    # fewer each, with plans that agree
+    rc, out, res = check(tmp_path, 'drop')
+    assert rc != 0
+    assert 'CASES: alpha reported 2 cases, 3 expected' in out
+    assert 'CASES: gamma reported 1 cases, 2 expected' in out
+    assert verdict(out)[1] == 2
+
+
+def test_check_list_format():
+    # every test of tests/check.list is "NAME CASES TIMEOUT COMMAND"
+    top = HERE.parent.parent
+    for line in (top / 'tests' / 'check.list').read_text().splitlines():
+        line = line.strip()
+        if not line or line.startswith('#') or line.startswith('[boot'):
+            continue
+        fields = line.split(None, 3)
+        assert len(fields) == 4, line
+        assert fields[1] == '-' or fields[1].isdigit(), line
+        assert fields[2].isdigit(), line

@@ -17,12 +17,14 @@ def test_runner_ktap(tmp_path):
     results = [line for line in out if not line.startswith('#')]
     assert results == [
         'TAP version 13',
-        '1..5',
+        '1..6',
         'ok 1 pass',
         'ok 2 nested',
         'not ok 3 fail # exit code 3',
         'ok 4 skip # SKIP SKIP: no such device',
         'not ok 5 slow # TIMEOUT 1s',
+        # a line in the old format (NAME TIMEOUT COMMAND)
+        'not ok 6 old # bad list line',
     ], r.stdout
     # test output is indented, so nested KTAP stays nested
     assert '# ok 1 first' in out
@@ -38,4 +40,5 @@ def test_runner_ktap(tmp_path):
     assert any(line.startswith('FAIL: fail ') for line in lines)
     assert any(line.startswith('FAIL: slow ') for line in lines)
     assert any(line.startswith('unexpected SKIP: skip ') for line in lines)
-    assert lines[-1] == '3 passed, 3 failed, 1 skipped'
+    assert any(line.startswith('FAIL: old ') for line in lines)
+    assert lines[-1] == '3 passed, 4 failed, 1 skipped'

@@ -26,7 +26,8 @@ def run(*files, expect=None, allow=None, tmp_path=None):
 
 
 def test_pass_counts_leaves(tmp_path):
-    rc, out = run('pass.ktap', expect=['nsim-pair', 'queues.py', 'plain'], tmp_path=tmp_path)
+    rc, out = run('pass.ktap', expect=['nsim-pair 2', 'queues.py 2', 'plain -'],
+                  tmp_path=tmp_path)
     assert rc == 0, out
     assert out[-1] == '5 passed, 0 failed, 0 skipped'
 
@@ -46,7 +47,7 @@ def test_toplevel_not_ok_fails(tmp_path):
 
 
 def test_missing_expected_test_fails(tmp_path):
-    rc, out = run('pass.ktap', expect=['nsim-pair', 'queues.py', 'plain', 'knapid.py'],
+    rc, out = run('pass.ktap', expect=['nsim-pair 2', 'queues.py 2', 'plain -', 'knapid.py 3'],
                   tmp_path=tmp_path)
     assert rc == 1
     assert 'MISSING: expected test knapid.py did not report' in out
@@ -148,3 +149,38 @@ def test_bare_name_allows_whole_test_skip(tmp_path):
     assert out[-1] == '0 passed, 0 failed, 1 skipped'
     rc, out = run('toplevel-skip.ktap', allow=[], tmp_path=tmp_path)
     assert rc == 1
+
+
+def test_dropped_case_fails(tmp_path):
+    # queues.py is pinned at 3 cases and reported 2, with a plan that agrees
+    rc, out = run('pass.ktap', expect=['nsim-pair 2', 'queues.py 3', 'plain -'],
+                  tmp_path=tmp_path)
+    assert rc == 1
+    assert 'CASES: queues.py reported 2 cases, 3 expected' in out
+    assert out[-1] == '5 passed, 1 failed, 0 skipped'
+
+
+def test_cases_where_none_expected_fail(tmp_path):
+    rc, out = run('pass.ktap', expect=['nsim-pair -', 'queues.py 2', 'plain -'],
+                  tmp_path=tmp_path)
+    assert rc == 1
+    assert 'CASES: nsim-pair reported 2 cases, 0 expected' in out
+
+
+def test_expect_names_with_spaces(tmp_path):
+    f = tmp_path / 'lint.ktap'
+    f.write_text('TAP version 13\n1..1\nok 1 checkpatch 0001-a.patch\n')
+    e = tmp_path / 'expect'
+    e.write_text('checkpatch 0001-a.patch -\n')
+    r = subprocess.run([sys.executable, str(VERDICT), '--expect', str(e), str(f)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout
+
+
+def test_expect_without_cases_is_an_error(tmp_path):
+    e = tmp_path / 'expect'
+    e.write_text('nsim-pair\n')
+    r = subprocess.run([sys.executable, str(VERDICT), '--expect', str(e), str(FIX / 'pass.ktap')],
+                       capture_output=True, text=True)
+    assert r.returncode == 2
+    assert 'not "NAME CASES"' in r.stderr
