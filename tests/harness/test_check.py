@@ -162,3 +162,12 @@ def test_check_list_format():
         assert len(fields) == 4, line
         assert fields[1] == '-' or fields[1].isdigit(), line
         assert fields[2].isdigit(), line
+
+
+def test_verdict_that_fails_still_ends_with_verdict_line(tmp_path):
+    # a list line without CASES makes the expected file unreadable for
+    # ktap-verdict.py (exit code 2): check.sh still ends with a verdict line
+    rc, out, res = check(tmp_path, 'clean', test_list='alpha\n')
+    assert rc != 0
+    assert out[-1] == '0 passed, 1 failed, 0 skipped'
+    assert 'ktap-verdict.py failed with exit code 2' in out
