@@ -8,7 +8,8 @@
 # results the test must report, "-" for none); a line "[boot ARGS...]" starts
 # a new group that runs in its own guest booted with ARGS on the kernel
 # command line; "[boot ARGS | QEMU OPTIONS]" also gives that guest extra QEMU
-# options (NICs).
+# options (NICs); "[boot@FLAVOUR ...]" boots the FLAVOUR kernel (e.g.
+# nothreaded, built without CONFIG_THREADED_NAPI) instead of FLAVOUR.
 #
 # Environment: WORK (scripts/common.sh) is where the results go; RUN_GUEST
 # (default scripts/run-guest.sh, same arguments) boots a guest and LINT
@@ -77,6 +78,12 @@ while IFS= read -r line; do
 		: > "$out/boot-$g/tests.list"
 		line=${line#\[boot}
 		line=${line%\]}
+		# "[boot@FLAVOUR ...]": this group boots another kernel
+		if [ "${line:0:1}" = @ ]; then
+			gflavour=${line%%[ |]*}
+			echo "${gflavour#@}" > "$out/boot-$g/flavour"
+			line=${line#"$gflavour"}
+		fi
 		# "[boot ARGS | QEMU OPTIONS]": extra devices for this guest
 		echo "${line%%|*}" | sed 's/^ *//; s/ *$//' > "$out/boot-$g/append"
 		case $line in
@@ -92,19 +99,21 @@ ktaps+=("$out/lint.ktap")
 	series_patches | sed 's/^/checkpatch /; s/$/ -/'
 	cat "$out"/boot-*/tests.list | awk '{print $1, $2}'
 } > "$out/expected"
-# a kernel built with kmemleak must have scanned for leaks in every boot
-# (without a .config to tell, it is taken to have kmemleak)
-config=$WORK/build-$flavour/.config
-kmemleak=yes
-[ -f "$config" ] && ! grep -q '^CONFIG_DEBUG_KMEMLEAK=y$' "$config" && kmemleak=no
 n=0
 for dir in "$out"/boot-*; do
 	[ -s "$dir/tests.list" ] || continue
 	b=${dir##*-}
+	kernel=$flavour
+	[ -f "$dir/flavour" ] && kernel=$(cat "$dir/flavour")
+	# a kernel built with kmemleak must have scanned for leaks in every
+	# boot (without a .config to tell, it is taken to have kmemleak)
+	config=$WORK/build-$kernel/.config
+	kmemleak=yes
+	[ -f "$config" ] && ! grep -q '^CONFIG_DEBUG_KMEMLEAK=y$' "$config" && kmemleak=no
 	append="$(cat "$dir/append") ${GUEST_APPEND:-}"
 	qemu=$(cat "$dir/qemu" 2>/dev/null)
-	log "check: boot $b of the $flavour kernel (cmdline +'$append'${qemu:+, qemu +'$qemu'}): $(wc -l < "$dir/tests.list") tests"
-	"$run_guest" "$flavour" "$dir" "${GUEST_TIMEOUT:-2400}" \
+	log "check: boot $b of the $kernel kernel (cmdline +'$append'${qemu:+, qemu +'$qemu'}): $(wc -l < "$dir/tests.list") tests"
+	"$run_guest" "$kernel" "$dir" "${GUEST_TIMEOUT:-2400}" \
 		"$TOP/tests/guest/guest-main.sh $dir/tests.list $dir" "$append" "$qemu"
 	guest_rc=$?
 

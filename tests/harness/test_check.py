@@ -27,8 +27,9 @@ def check(tmp_path, mode='clean', test_list=LIST, config='CONFIG_DEBUG_KMEMLEAK=
     """Run check.sh; return (exit code, stdout lines, results directory).
     config: the kernel .config the guest booted."""
     work = tmp_path / 'work'
-    (work / 'build-debug').mkdir(parents=True)
-    (work / 'build-debug' / '.config').write_text(config)
+    for kernel in ('debug', 'nothreaded'):
+        (work / f'build-{kernel}').mkdir(parents=True)
+        (work / f'build-{kernel}' / '.config').write_text(config)
     listfile = tmp_path / 'check.list'
     listfile.write_text(test_list)
     env = dict(os.environ, WORK=str(work),
@@ -171,3 +172,18 @@ def test_verdict_that_fails_still_ends_with_verdict_line(tmp_path):
     assert rc != 0
     assert out[-1] == '0 passed, 1 failed, 0 skipped'
     assert 'ktap-verdict.py failed with exit code 2' in out
+
+
+def test_boot_group_flavour(tmp_path):
+    # "[boot@nothreaded ...]" boots the nothreaded kernel for that group only
+    test_list = LIST + """\
+[boot@nothreaded threaded_napi=on | -device e1000]
+delta   1    10   true
+"""
+    rc, out, res = check(tmp_path, 'clean', test_list=test_list)
+    assert rc == 0, out
+    kernels = [(res / f'boot-{b}' / 'stub-flavour').read_text().strip() for b in range(3)]
+    assert kernels == ['debug', 'debug', 'nothreaded']
+    assert (res / 'boot-2' / 'append').read_text().strip() == 'threaded_napi=on'
+    assert (res / 'boot-2' / 'qemu').read_text().strip() == '-device e1000'
+    assert (res / 'boot-1' / 'stub-flavour').exists()
