@@ -18,6 +18,8 @@ PATTERNS = [
                        r'rcu: INFO: rcu_\w+ (self-)?detected stall')),
     ('soft lockup', re.compile(r'soft lockup')),
     ('hung task', re.compile(r' blocked for more than ')),
+    # a leaked device reference: the netdev (or netns) can never be freed
+    ('netdev refcount leak', re.compile(r'unregister_netdevice: waiting for \S+ to become free')),
     ('KASAN', re.compile(r'KASAN:')),
     ('ref_tracker', re.compile(r'ref_tracker: ')),
     ('refcount', re.compile(r'refcount_t: ')),

@@ -31,6 +31,8 @@ def test_clean_log_passes():
     ('kmemleak.txt', 'kmemleak'),
     ('console-hung.txt', 'hung task'),
     ('console-softlockup.txt', 'soft lockup'),
+    # a device whose last reference never goes away
+    ('dmesg-netdev-leak.txt', 'netdev refcount leak'),
     ('dmesg-bug-null.txt', 'BUG'),
     ('dmesg-kfence.txt', 'BUG'),
     # BUG_ON(): "kernel BUG at", with the console cut before the RIP line
