@@ -15,7 +15,9 @@ net=$LINUX/tools/testing/selftests/net
 log "selftests: uapi headers into $B/usr/include"
 make -s -C "$LINUX" O="$B" ARCH=x86_64 headers
 log "selftests: busy_poller (make -C tools/testing/selftests/net, YNL C library)"
-make -C "$net" KHDR_INCLUDES="-isystem $B/usr/include" "$net/busy_poller" \
+# OUTPUT: lib.mk sets it only when make runs at the top level, and
+# this script runs under make
+make -C "$net" OUTPUT="$net" KHDR_INCLUDES="-isystem $B/usr/include" "$net/busy_poller" \
 	> "$B/selftests.log" 2>&1 ||
 	{ tail -n 40 "$B/selftests.log" >&2; die "building busy_poller failed (log: $B/selftests.log)"; }
 [ -x "$net/busy_poller" ] || die "no $net/busy_poller after the build"
