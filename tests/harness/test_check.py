@@ -42,6 +42,12 @@ def check(tmp_path, mode='clean', test_list=LIST, config='CONFIG_DEBUG_KMEMLEAK=
     return r.returncode, r.stdout.strip().splitlines(), work / 'results' / 'check-debug'
 
 
+def assert_failed(rc, out):
+    """check.sh failed, and its verdict line counts the failure."""
+    assert rc != 0, out
+    assert verdict(out)[1] > 0, out
+
+
 def verdict(out):
     """The counts of the last line, which must be the verdict line."""
     m = VERDICT_LINE.match(out[-1] if out else '')
@@ -59,8 +65,7 @@ def test_clean_run_passes(tmp_path):
 
 def test_crash_fails(tmp_path):
     rc, out, res = check(tmp_path, 'crash')
-    assert rc != 0
-    assert verdict(out)[1] > 0
+    assert_failed(rc, out)
     assert 'MISSING: expected test beta did not report' in out
     host = (res / 'boot-0' / 'host.ktap').read_text()
     assert 'not ok 1 guest-completed-0' in host
@@ -70,8 +75,7 @@ def test_crash_fails(tmp_path):
 
 def test_timeout_before_done_fails(tmp_path):
     rc, out, res = check(tmp_path, 'timeout')
-    assert rc != 0
-    assert verdict(out)[1] > 0
+    assert_failed(rc, out)
     assert 'not ok 1 guest-completed-0' in (res / 'boot-0' / 'host.ktap').read_text()
 
 
@@ -79,8 +83,7 @@ def test_hang_after_done_marker_fails(tmp_path):
     # every test passed and the done marker is there, but the guest never
     # exited: run-guest.sh's exit code 124 must fail the boot
     rc, out, res = check(tmp_path, 'hang')
-    assert rc != 0
-    assert verdict(out)[1] > 0
+    assert_failed(rc, out)
     host = (res / 'boot-0' / 'host.ktap').read_text()
     assert 'not ok 1 guest-completed-0 # exit code 124' in host
     assert 'exited with code 124' in host
@@ -90,24 +93,21 @@ def test_early_stop_still_ends_with_verdict(tmp_path):
     # check.sh dies before any guest boots ("no tests in LIST"): the last
     # line is still the verdict, with the stop counted as a failure
     rc, out, res = check(tmp_path, 'clean', test_list='# no tests\n')
-    assert rc != 0
-    assert verdict(out)[1] > 0
+    assert_failed(rc, out)
     assert 'FAIL: check-completed (stopped early with exit code 1)' in out
 
 
 def test_lint_step_that_died_fails(tmp_path):
     # the lint step printed nothing: every patch of the series is missing
     rc, out, res = check(tmp_path, 'clean', STUB_LINT_MODE='crash')
-    assert rc != 0
-    assert verdict(out)[1] > 0
+    assert_failed(rc, out)
     assert any(line.startswith('MISSING: expected test checkpatch 0001-') for line in out)
 
 
 def test_failing_guest_runner_still_ends_with_verdict(tmp_path):
     # run-guest.sh dies (here: it cannot even be run)
     rc, out, res = check(tmp_path, 'clean', RUN_GUEST=str(tmp_path / 'no-such-runner'))
-    assert rc != 0
-    assert verdict(out)[1] > 0
+    assert_failed(rc, out)
     assert 'not ok 1 guest-completed-0 # exit code 127' in (res / 'boot-0' / 'host.ktap').read_text()
 
 
@@ -115,8 +115,7 @@ def test_kmemleak_refused_fails(tmp_path):
     # kmemleak disabled: the guest could not scan, so no leak report is no news
     rc, out, res = check(tmp_path, 'clean', STUB_KMEMLEAK_STATUS=(
         'kmemleak refused scan 1: echo: write error: Operation not permitted'))
-    assert rc != 0
-    assert verdict(out)[1] > 0
+    assert_failed(rc, out)
     host = (res / 'boot-0' / 'host.ktap').read_text()
     assert 'not ok 3 kmemleak-0' in host
     assert 'Operation not permitted' in host
