@@ -22,6 +22,7 @@ import sys
 
 RESULT = re.compile(r'^(?P<indent>(?:#\s*|\s+)?)(?P<ok>ok|not ok)\s+(?P<num>\d+)\s*(?:-\s*)?'
                     r'(?P<name>[^#]*?)\s*(?:#\s*(?P<directive>\S+)\s*(?P<reason>.*))?$')
+CONTEXT = 3           # diagnostic lines shown with a failure
 PLAN = re.compile(r'^1\.\.(\d+)')
 # a test's own KTAP, indented like its results: "# 1..N", "# KTAP version 1"
 NESTED_PLAN = re.compile(r'^(?:#\s*|\s+)1\.\.(\d+)')
@@ -38,6 +39,7 @@ class Result:
         self.comment = f'{directive or ""} {self.reason}'.strip()
         self.nested = nested
         self.kids = []        # nested results (top level only)
+        self.context = []     # the diagnostic lines printed just before it
         self.plans = []       # [plan or None, results seen] per nested document
 
     @property
@@ -54,6 +56,7 @@ def parse(lines):
     top = []
     pending = []          # nested results seen before their parent's line
     docs = []             # nested documents seen before their parent's line
+    recent = []           # diagnostic lines since the last result
     for raw in lines:
         line = raw.rstrip('\n')
         m = PLAN.match(line)
@@ -73,9 +76,12 @@ def parse(lines):
             continue
         m = RESULT.match(line)
         if not m:
+            if line.lstrip('# ').strip():
+                recent = (recent + [line.strip()])[-CONTEXT:]
             continue
         r = Result(m.group('ok') == 'ok', m.group('name').strip(), m.group('directive'),
                    m.group('reason'), bool(m.group('indent')))
+        r.context, recent = recent, []
         if r.nested:
             pending.append(r)
             if not docs:
@@ -164,7 +170,10 @@ def judge_one(plans, top, allowed_skips):
             passed += 1
         else:
             failed += 1
-            problems.append(f'FAIL: {name}' + (f' ({r.comment})' if r.comment else ''))
+            # with what the test printed just before, so that the tail of
+            # a CI log says why
+            problems.append(f'FAIL: {name}' + (f' ({r.comment})' if r.comment else '') +
+                            ''.join(f'\n    | {c}' for c in r.context))
 
     for r in top:
         kids = r.kids

@@ -179,3 +179,20 @@ def test_expect_without_cases_is_an_error(tmp_path):
                        capture_output=True, text=True)
     assert r.returncode == 2
     assert 'not "NAME CASES"' in r.stderr
+
+
+def test_failure_shows_what_the_test_printed_before_it(tmp_path):
+    # the tail of a CI log must say why a case failed
+    p = tmp_path / 'ctx.ktap'
+    p.write_text('TAP version 13\n1..1\n# # server eni1 in ns1\n# TAP version 13\n'
+                 '# 1..2\n# ok 1 first\n# # round 3: no data\n# # lost 1 of 25\n'
+                 '# # held in 24 of 25 rounds\n# # one more line\n'
+                 '# not ok 2 shared: held\nnot ok 1 t.sh\n')
+    r = subprocess.run([sys.executable, str(VERDICT), str(p)], capture_output=True, text=True)
+    out = r.stdout.splitlines()
+    assert r.returncode == 1
+    i = out.index('FAIL: t.sh: shared: held')
+    # the last three diagnostic lines, nothing from before the previous result
+    assert out[i + 1:i + 4] == ['    | # # lost 1 of 25', '    | # # held in 24 of 25 rounds',
+                                '    | # # one more line']
+    assert not any('server eni1' in o for o in out)
