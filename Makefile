@@ -6,7 +6,7 @@ S := scripts
 FLAVOURS := release debug nothreaded
 
 .PHONY: help deps base apply build harness-test lint check demo bench export \
-	series-status clean build-each fresh-check suspend-probe $(addprefix selftests-,$(FLAVOURS)) $(addprefix config-,$(FLAVOURS)) $(addprefix build-,$(FLAVOURS))
+	series-status clean build-each fresh-check suspend-probe selftests $(addprefix config-,$(FLAVOURS)) $(addprefix build-,$(FLAVOURS))
 
 help:
 	@echo "make demo           build the patched kernel, boot it under QEMU TCG, show the series at work"
@@ -16,6 +16,7 @@ help:
 	@echo "make series-status  fail if the work tree holds work that patches/ lacks"
 	@echo "make build-each     build every patch of the series on its own (knapid on and off)"
 	@echo "make fresh-check    run make check in a clean Debian 12 root (debootstrap + chroot)"
+	@echo "make selftests      build and install the kselftests (net, drivers/net) into work/kselftest"
 	@echo "make suspend-probe  measure whether IRQ suspensions hold, per placement and NAPI mode"
 
 deps:
@@ -33,9 +34,10 @@ $(addprefix config-,$(FLAVOURS)): config-%: apply
 $(addprefix build-,$(FLAVOURS)): build-%: config-%
 	@$(S)/build-kernel.sh $*
 
-# the selftest programs the tests run, built by the kselftest Makefile
-$(addprefix selftests-,$(FLAVOURS)): selftests-%: build-%
-	@$(S)/build-selftests.sh $*
+# the selftests, built and installed into work/kselftest by the kselftest
+# Makefiles (TARGETS="net drivers/net"), the way kernel CI gets them
+selftests: apply
+	@$(S)/build-selftests.sh
 
 build: build-release
 
@@ -49,10 +51,10 @@ harness-test: deps
 lint: apply
 	@$(S)/lint-series.sh
 
-check: harness-test build-debug build-nothreaded selftests-debug
+check: harness-test build-debug build-nothreaded selftests
 	@$(S)/check.sh debug
 
-demo: build-release selftests-release
+demo: build-release selftests
 	@$(S)/demo.sh
 
 bench: build-release
@@ -62,7 +64,7 @@ export:
 	@$(S)/export-series.sh
 
 # a measurement, not a test: the table goes to results/suspend-probe/table.md
-suspend-probe: build-debug selftests-debug
+suspend-probe: build-debug selftests
 	@mkdir -p results/suspend-probe
 	@$(S)/run-guest.sh debug results/suspend-probe 1800 \
 		"$(CURDIR)/tests/guest/suspend-probe.sh $(or $(SCALE),1) > $(CURDIR)/results/suspend-probe/table.md 2>&1"
@@ -75,4 +77,4 @@ series-status:
 	@$(S)/series-status.sh
 
 clean:
-	rm -rf work/build-* work/results results
+	rm -rf work/build-* work/results work/kselftest work/kselftest-obj results

@@ -24,8 +24,10 @@ if [ ! -d "$LINUX/.git" ]; then
 fi
 
 cd "$LINUX"
-# build-selftests.sh builds in the tree, and the Debian tree has no
-# .gitignore: keep its outputs out of `git status` (and of series-status)
+# build-selftests.sh builds out of the tree (O=), except the YNL C library
+# that tools/net/ynl builds in place; the Debian tree has no .gitignore:
+# keep those outputs (and those of older harness versions, which built
+# busy_poller in the tree) out of `git status` and of series-status
 cat > .git/info/exclude <<'EXCLUDE'
 /tools/net/ynl/generated/*-user.[cho]
 /tools/net/ynl/generated/protos.a

@@ -1,24 +1,46 @@
 #!/usr/bin/env bash
-# usage: build-selftests.sh FLAVOUR
-# Build the selftest programs that the tests run (busy_poller, on the YNL C
-# library) with the kselftest Makefile of the patched tree, against the uapi
-# headers of $WORK/build-FLAVOUR. They land in the tree next to their tests,
-# where the guest runs them; apply-series.sh keeps the outputs out of git's way.
+# usage: build-selftests.sh
+# Build and install the selftests the way kernel CI does: the kselftest
+# Makefiles of the patched tree, TARGETS="net drivers/net", `install`.
+# The install directory ($KSFT, work/kselftest) is what the guest runs and
+# what a kselftest tarball holds: run_kselftest.sh, kselftest-list.txt and
+# each target's programs, scripts, helpers and settings (timeouts). Nothing
+# in it needs the source tree. The uapi headers come from `make headers`
+# into $WORK/kselftest-obj (no kernel config needed), so one install serves
+# every kernel flavour.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-flavour=${1:?usage: build-selftests.sh FLAVOUR}
-B=$WORK/build-$flavour
-[ -f "$B/.config" ] || die "run configure-kernel.sh $flavour first"
-net=$LINUX/tools/testing/selftests/net
+TARGETS="net drivers/net"
+OBJ=$WORK/kselftest-obj
+mkdir -p "$OBJ"
 
-log "selftests: uapi headers into $B/usr/include"
-make -s -C "$LINUX" O="$B" ARCH=x86_64 headers
-log "selftests: busy_poller (make -C tools/testing/selftests/net, YNL C library)"
-# OUTPUT: lib.mk sets it only when make runs at the top level, and
-# this script runs under make
-make -C "$net" OUTPUT="$net" KHDR_INCLUDES="-isystem $B/usr/include" "$net/busy_poller" \
-	> "$B/selftests.log" 2>&1 ||
-	{ tail -n 40 "$B/selftests.log" >&2; die "building busy_poller failed (log: $B/selftests.log)"; }
-[ -x "$net/busy_poller" ] || die "no $net/busy_poller after the build"
-log "selftests: built $net/busy_poller"
+log "selftests: uapi headers into $OBJ/usr/include"
+make -s -C "$LINUX" O="$OBJ" ARCH=x86_64 headers
+# O= gives the selftests these headers and keeps their build out of the tree
+log "selftests: make -C tools/testing/selftests TARGETS=\"$TARGETS\" install (a few minutes when cold)"
+rm -rf "$KSFT"
+logf=$OBJ/selftests.log
+make -C "$LINUX/tools/testing/selftests" O="$OBJ" TARGETS="$TARGETS" \
+	INSTALL_PATH="$KSFT" CC="ccache gcc" -j"$(nproc)" install > "$logf" 2>&1 &
+pid=$!
+for ((i = 1; ; i++)); do
+	sleep 5
+	kill -0 $pid 2>/dev/null || break
+	((i % 6)) ||
+		log "selftests: building, $(grep -c '^  \(CC\|GEN\|CLANG\|LINK\)' "$logf" || true) steps so far"
+done
+wait $pid ||
+	{ grep -n -B2 -A8 'error:\|Error [0-9]' "$logf" | tail -n 40 >&2; die "the kselftest build failed (log: $logf)"; }
+
+# what the tests need from the install: a missing piece fails here, not in
+# the guest
+for f in kselftest-list.txt run_kselftest.sh net/busy_poll_test.sh net/busy_poller \
+	 net/knapid.sh net/lib.sh net/settings drivers/net/napi_config.py \
+	 drivers/net/settings drivers/net/lib/py/__init__.py; do
+	[ -e "$KSFT/$f" ] || die "the kselftest install lacks $f (log: $logf)"
+done
+for t in net:busy_poll_test.sh net:knapid.sh drivers/net:napi_config.py; do
+	grep -qx "$t" "$KSFT/kselftest-list.txt" || die "kselftest-list.txt does not list $t"
+done
+log "selftests: installed in $KSFT ($(wc -l < "$KSFT/kselftest-list.txt") tests listed)"

@@ -5,6 +5,8 @@ WORK=${WORK:-$TOP/work}
 CACHE=${KNAPID_CACHE:-$HOME/.cache/knapid}
 VENV=$CACHE/venv
 LINUX=$WORK/linux
+# the installed kselftests (build-selftests.sh), what the guest runs
+KSFT=$WORK/kselftest
 BASE_PKG=linux-source-6.12
 BASE_VERSION_PIN=6.12.117-1~deb12u1
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.ccache}

@@ -81,8 +81,8 @@ fi
 step "IRQ suspension: an epoll server busy polling with prefer_busy_poll (busy_poller)"
 bp_dir=$(mktemp -d)
 suspend=failed
-# built on the host by the kselftest Makefile (make selftests-release)
-poller=$KSRC/tools/testing/selftests/net/busy_poller
+# built on the host by the kselftest Makefile (make selftests, installed in work/kselftest)
+poller=$KSFT/net/busy_poller
 if [ -x "$poller" ]; then
 	echo "NAPIs of $DEV_A before:"
 	ip netns exec "$NS_A" $YNL --dump napi-get --json "{\"ifindex\": $IFINDEX_A}"

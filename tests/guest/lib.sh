@@ -2,6 +2,7 @@
 # Helpers for the harness's guest tests: a linked netdevsim pair in two netns.
 # Addresses are documentation ranges only (RFC 5737 / RFC 3849).
 KSRC=${KSRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/work/linux}
+KSFT=${KSFT:-$(dirname "$KSRC")/kselftest}
 . "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh"
 
 NS_A=knapid-a-$$

@@ -39,9 +39,9 @@ cleanup() {
 trap cleanup EXIT
 
 
-# built on the host by the kselftest Makefile (make selftests-debug)
-poller=$KSRC/tools/testing/selftests/net/busy_poller
-[ -x "$poller" ] || { echo "no $poller: run make selftests-debug"; exit 1; }
+# built on the host by the kselftest Makefile (make selftests, installed in work/kselftest)
+poller=$KSFT/net/busy_poller
+[ -x "$poller" ] || { echo "no $poller: run make selftests"; exit 1; }
 nsim_pair_create 201 202 1 || exit 1
 
 # the latest expiry of a NAPI timer more than LONG_NS out, and "now"

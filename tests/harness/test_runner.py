@@ -42,3 +42,26 @@ def test_runner_ktap(tmp_path):
     assert any(line.startswith('unexpected SKIP: skip ') for line in lines)
     assert any(line.startswith('FAIL: old ') for line in lines)
     assert lines[-1] == '3 passed, 4 failed, 1 skipped'
+
+
+def test_runner_timeout_from_settings(tmp_path):
+    # TIMEOUT "-": the timeout= of the settings file next to the program, as
+    # kselftest/runner.sh applies it; 45 s when there is none
+    ksft = tmp_path / 'ksft'
+    (ksft / 'net').mkdir(parents=True)
+    (ksft / 'plain').mkdir()
+    (ksft / 'net' / 'settings').write_text('timeout=1\n')
+    for d in ('net', 'plain'):
+        prog = ksft / d / 'slow.sh'
+        prog.write_text('#!/bin/bash\nsleep 3\n')
+        prog.chmod(0o755)
+    lst = tmp_path / 'list'
+    lst.write_text('short - - $KSFT/net/slow.sh\nlong - - $KSFT/plain/slow.sh\n')
+    out = tmp_path / 'out'
+    out.mkdir()
+    r = subprocess.run(['bash', str(RUNNER), str(lst), str(out)], capture_output=True,
+                       text=True, timeout=120, env={'KSFT': str(ksft), 'PATH': '/usr/bin:/bin'})
+    lines = r.stdout.splitlines()
+    assert 'not ok 1 short # TIMEOUT 1s' in lines, r.stdout
+    assert 'ok 2 long' in lines, r.stdout
+    assert any(line.startswith('# RUN long (- cases, timeout 45s)') for line in lines)
