@@ -2,13 +2,13 @@
 # What `make demo` runs in the guest: the series at work, in words a user reads.
 . "$(dirname "$0")/lib.sh"
 set -u
-trap nsim_pair_destroy EXIT
+trap pair_destroy EXIT
 
 step() { printf '\n=== %s\n' "$*"; }
 
 step "kernel $(uname -r) on $(nproc) vCPUs (QEMU TCG)"
 step "a linked netdevsim pair: $ADDR_B (netns B) -> $ADDR_A (netns A), 2 queues each"
-nsim_pair_create 201 202 2 || { echo "could not create the netdevsim pair"; exit 1; }
+pair_create 201 202 2 || { echo "could not create the netdevsim pair"; exit 1; }
 ip -n "$NS_A" -br addr show dev "$DEV_A"
 ip -n "$NS_B" -br addr show dev "$DEV_B"
 
@@ -29,7 +29,7 @@ grep -q "'defer-hard-irqs': 2" <<<"$after" && grep -q "'gro-flush-timeout': 2000
 
 step "iperf3, 5 s, B -> A"
 ip netns exec "$NS_A" iperf3 -s -1 -B "$ADDR_A" -p 5201 >/dev/null 2>&1 &
-wait_port "$NS_A" 5201
+tcp_listen_wait "$NS_A" 5201
 gbps=$(ip netns exec "$NS_B" timeout 30 iperf3 -c "$ADDR_A" -p 5201 -t 5 -J |
 	/usr/bin/python3 -c 'import json,sys; print("%.2f" % (json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] / 1e9))')
 echo "received: $gbps Gbit/s (TCG: compare modes, not absolute numbers)"
@@ -57,7 +57,7 @@ if [ -e "$KNAPID" ]; then
 		echo $mode > "$KNAPID"
 		k0=$(cpu_ns $kpids); s0=$(cpu_ns $spids); r0=$(net_rx)
 		ip netns exec "$NS_A" iperf3 -s -1 -B "$ADDR_A" -p 5202 >/dev/null 2>&1 &
-		wait_port "$NS_A" 5202
+		tcp_listen_wait "$NS_A" 5202
 		g=$(ip netns exec "$NS_B" timeout 30 iperf3 -c "$ADDR_A" -p 5202 -t 3 -J |
 			/usr/bin/python3 -c 'import json,sys; print("%.2f" % (json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] / 1e9))')
 		wait
@@ -92,7 +92,7 @@ if [ -x "$poller" ]; then
 	ip netns exec "$NS_A" "$poller" -p 5300 -b "$ADDR_A" -o "$bp_dir/out" \
 		-u 0 -P 1 -g 64 -d 100 -r 200000 -s 20000000 -t 60 > "$bp_dir/server.txt" 2>&1 &
 	bp_pid=$!
-	wait_port "$NS_A" 5300
+	tcp_listen_wait "$NS_A" 5300
 	start=$(date +%s%N)
 	ip netns exec "$NS_B" timeout 60 socat -u "OPEN:$bp_dir/in" "TCP:$ADDR_A:5300"
 	wait $bp_pid

@@ -4,11 +4,11 @@
 # listed over netdev-genl with the YNL CLI.
 . "$(dirname "$0")/lib.sh"
 
-trap nsim_pair_destroy EXIT
+trap pair_destroy EXIT
 ktap_print_header
 ktap_set_plan 4
 
-if nsim_pair_create 101 102 2; then
+if pair_create 101 102 2; then
 	ktap_test_pass "linked netdevsim pair in two netns"
 else
 	ktap_exit_fail_msg "could not create the netdevsim pair"

@@ -43,7 +43,8 @@ for line in "${tests[@]}"; do
 	read -r name cases tmo cmd <<<"$line"
 	n=$((n + 1))
 	if [ "$tmo" = - ]; then
-		prog=$(eval echo "${cmd%% *}")
+		# the program: the first word that is not a VAR=value
+		prog=$(for w in $cmd; do [[ $w == *=* ]] || { eval echo "$w"; break; }; done)
 		tmo=$(settings_timeout "$prog")
 	fi
 	if ! [[ $cases =~ ^([0-9]+|-)$ && $tmo =~ ^[0-9]+$ && -n $cmd ]]; then

@@ -104,7 +104,7 @@ echo "# NAPI $napi of $e1000: irq-suspend-timeout $SUSPEND_NS ns"
 
 ip netns exec "$NS_A" /usr/bin/python3 "$(dirname "$0")/epoll_hold.py" $PORT "$state" &
 srv=$!
-wait_port "$NS_A" $PORT || ktap_exit_fail_msg "epoll server did not listen"
+tcp_listen_wait "$NS_A" $PORT || ktap_exit_fail_msg "epoll server did not listen"
 # 16 KiB the server never reads: its socket stays readable
 head -c 16384 /dev/zero | timeout 30 ip netns exec "$NS_B" socat -u - "TCP:$ADDR_A:$PORT" &
 client=$!

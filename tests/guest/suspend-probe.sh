@@ -32,7 +32,7 @@ cleanup() {
 	[ -n "${srv:-}" ] && kill "$srv" 2>/dev/null
 	[ -n "${cli:-}" ] && kill "$cli" 2>/dev/null
 	wait 2>/dev/null
-	nsim_pair_destroy
+	pair_destroy
 	[ -n "$saved" ] && echo "$saved" > $KNAPID
 	rm -rf "$tmp"
 }
@@ -42,7 +42,7 @@ trap cleanup EXIT
 # built on the host by the kselftest Makefile (make selftests, installed in work/kselftest)
 poller=$KSFT/net/busy_poller
 [ -x "$poller" ] || { echo "no $poller: run make selftests"; exit 1; }
-nsim_pair_create 201 202 1 || exit 1
+pair_create 201 202 1 || exit 1
 
 # the latest expiry of a NAPI timer more than LONG_NS out, and "now"
 long_timer() {
@@ -75,7 +75,7 @@ probe() {
 		-u 0 -P 1 -g 64 -d 100 -r "$gro" -s $SUSPEND_NS -x stall-each -t 240 \
 		> "$tmp/server.out" 2>&1 &
 	srv=$!
-	wait_port "$NS_A" $PORT || { echo "# no listener"; return 1; }
+	tcp_listen_wait "$NS_A" $PORT || { echo "# no listener"; return 1; }
 	mkfifo "$tmp/fifo"
 	ip netns exec "$NS_B" $cpin timeout 300 socat -u "OPEN:$tmp/fifo" "TCP:$ADDR_A:$PORT" &
 	cli=$!

@@ -56,7 +56,7 @@ def test_runner_timeout_from_settings(tmp_path):
         prog.write_text('#!/bin/bash\nsleep 3\n')
         prog.chmod(0o755)
     lst = tmp_path / 'list'
-    lst.write_text('short - - $KSFT/net/slow.sh\nlong - - $KSFT/plain/slow.sh\n')
+    lst.write_text('short - - X=1 $KSFT/net/slow.sh\nlong - - $KSFT/plain/slow.sh\n')
     out = tmp_path / 'out'
     out.mkdir()
     r = subprocess.run(['bash', str(RUNNER), str(lst), str(out)], capture_output=True,
