@@ -40,9 +40,6 @@ if transfer_check $((64 << 20)); then md5=equal; else md5=DIFFERENT; fi
 KNAPID=/proc/sys/net/core/knapid_enabled
 knapid=absent
 if [ -e "$KNAPID" ]; then
-	# cpu_ns PID...: CPU time the tasks used so far, in ns (schedstat)
-	cpu_ns() { local p ns s=0; for p in "$@"; do read -r ns _ < "/proc/$p/schedstat"; s=$((s + ns)); done; echo $s; }
-	net_rx() { awk '$1 == "NET_RX:" { for (i = 2; i <= NF; i++) s += $i; print s }' /proc/softirqs; }
 	kpids=$(pgrep -x 'knapid/[0-9]+' | tr '\n' ' ')
 	spids=$(pgrep -x 'ksoftirqd/[0-9]+' | tr '\n' ' ')
 	saved=$(cat "$KNAPID")
@@ -55,13 +52,13 @@ if [ -e "$KNAPID" ]; then
 	printf '%-26s %10s %16s %18s %14s\n' mode Gbit/s "knapid CPU ms" "ksoftirqd CPU ms" "NET_RX softirqs"
 	for mode in 0 1; do
 		echo $mode > "$KNAPID"
-		k0=$(cpu_ns $kpids); s0=$(cpu_ns $spids); r0=$(net_rx)
+		k0=$(task_cpu_ns $kpids); s0=$(task_cpu_ns $spids); r0=$(softirq_count NET_RX)
 		ip netns exec "$NS_A" iperf3 -s -1 -B "$ADDR_A" -p 5202 >/dev/null 2>&1 &
 		tcp_listen_wait "$NS_A" 5202
 		g=$(ip netns exec "$NS_B" timeout 30 iperf3 -c "$ADDR_A" -p 5202 -t 3 -J |
 			/usr/bin/python3 -c 'import json,sys; print("%.2f" % (json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] / 1e9))')
 		wait
-		k1=$(cpu_ns $kpids); s1=$(cpu_ns $spids); r1=$(net_rx)
+		k1=$(task_cpu_ns $kpids); s1=$(task_cpu_ns $spids); r1=$(softirq_count NET_RX)
 		[ $mode = 0 ] && name="0 (NET_RX softirq)" || name="1 (knapid threads)"
 		printf '%-26s %10s %16d %18d %14d\n' "$name" "$g" $(((k1 - k0) / 1000000)) \
 			$(((s1 - s0) / 1000000)) $((r1 - r0))

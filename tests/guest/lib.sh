@@ -5,7 +5,7 @@ KSRC=${KSRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/work/linux}
 KSFT=${KSFT:-$(dirname "$KSRC")/kselftest}
 . "$KSFT/kselftest/ktap_helpers.sh"
 # the net selftests' helpers: the linked netdevsim pair (nsim_pair_create),
-# tcp_listen_wait, tcp_transfer_check
+# tcp_listen_wait, tcp_transfer_check, task_cpu_ns, softirq_count
 . "$KSFT/net/lib.sh"
 
 NS_A=knapid-a-$$
