@@ -30,15 +30,23 @@ for ((i = 1; ; i++)); do
 	((i % 6)) ||
 		log "selftests: building, $(grep -c '^  \(CC\|GEN\|CLANG\|LINK\)' "$logf" || true) steps so far"
 done
-wait $pid ||
-	{ grep -n -B2 -A8 'error:\|Error [0-9]' "$logf" | tail -n 40 >&2; die "the kselftest build failed (log: $logf)"; }
+# the top-level kselftest Makefile fails only when every target failed:
+# a failed program inside a target shows in the log
+failed() {
+	grep -n -B2 -A8 'error:\|Error [0-9]' "$logf" | tail -n 40 >&2
+	die "the kselftest build failed: $1 (log: $logf)"
+}
+wait $pid || failed "make exited with $?"
+if grep -q '^make\[[0-9]*\]: \*\*\*' "$logf"; then
+	failed "$(grep -m1 '^make\[[0-9]*\]: \*\*\*' "$logf")"
+fi
 
 # what the tests need from the install: a missing piece fails here, not in
 # the guest
 for f in kselftest-list.txt run_kselftest.sh net/busy_poll_test.sh net/busy_poller \
 	 net/knapid.sh net/lib.sh net/settings drivers/net/napi_config.py \
 	 drivers/net/settings drivers/net/lib/py/__init__.py; do
-	[ -e "$KSFT/$f" ] || die "the kselftest install lacks $f (log: $logf)"
+	[ -e "$KSFT/$f" ] || failed "the install lacks $f"
 done
 for t in net:busy_poll_test.sh net:knapid.sh drivers/net:napi_config.py; do
 	grep -qx "$t" "$KSFT/kselftest-list.txt" || die "kselftest-list.txt does not list $t"

@@ -11,8 +11,8 @@ APT_PKGS=(
 	kmod udev iputils-ping procps util-linux git xz-utils rsync
 	dpkg-dev file gawk python3-matplotlib python3-git
 	# make -C tools/testing/selftests TARGETS="net drivers/net": its C
-	# programs, and its BPF objects (clang, libbpf)
-	clang llvm libcap-dev libnuma-dev zlib1g-dev pkg-config
+	# programs (ncdevmem: libmnl), and its BPF objects (clang, libbpf)
+	clang llvm libcap-dev libmnl-dev libnuma-dev zlib1g-dev pkg-config
 )
 # virtme-ng is not in bookworm; pin the PyPI release the harness is tested with.
 VIRTME_NG_VERSION=1.38
