@@ -6,7 +6,7 @@ S := scripts
 FLAVOURS := release debug nothreaded
 
 .PHONY: help deps base apply build harness-test lint check demo bench export \
-	series-status clean build-each fresh-check suspend-probe selftests $(addprefix config-,$(FLAVOURS)) $(addprefix build-,$(FLAVOURS))
+	series-status clean build-each fresh-check suspend-probe sabotage selftests $(addprefix config-,$(FLAVOURS)) $(addprefix build-,$(FLAVOURS))
 
 help:
 	@echo "make demo           build the patched kernel, boot it under QEMU TCG, show the series at work"
@@ -16,8 +16,9 @@ help:
 	@echo "make series-status  fail if the work tree holds work that patches/ lacks"
 	@echo "make build-each     build every patch of the series on its own (knapid on and off)"
 	@echo "make fresh-check    run make check in a clean Debian 12 root (debootstrap + chroot)"
-	@echo "make selftests      build and install the kselftests (net, drivers/net) into work/kselftest"
+	@echo "make selftests      build and install the kselftests (net, drivers/net, drivers/net/virtio_net) into work/kselftest"
 	@echo "make suspend-probe  measure whether IRQ suspensions hold, per placement and NAPI mode"
+	@echo "make sabotage       break the kernel on purpose (tests/sabotage/) and show the tests fail; ONLY=05 for one"
 
 deps:
 	@$(S)/install-deps.sh
@@ -35,7 +36,7 @@ $(addprefix build-,$(FLAVOURS)): build-%: config-%
 	@$(S)/build-kernel.sh $*
 
 # the selftests, built and installed into work/kselftest by the kselftest
-# Makefiles (TARGETS="net drivers/net"), the way kernel CI gets them
+# Makefiles (TARGETS="net drivers/net drivers/net/virtio_net"), the way kernel CI gets them
 selftests: apply
 	@$(S)/build-selftests.sh
 
@@ -69,6 +70,12 @@ suspend-probe: build-debug selftests
 	@$(S)/run-guest.sh debug results/suspend-probe 1800 \
 		"$(CURDIR)/tests/guest/suspend-probe.sh $(or $(SCALE),1) > $(CURDIR)/results/suspend-probe/table.md 2>&1"
 	@cat results/suspend-probe/table.md
+
+# not part of check (slow): for each entry of tests/sabotage/manifest, build
+# the sabotaged debug kernel in work/sabotage, boot it and show that the
+# expected cases fail; the table goes to results/sabotage/table.md
+sabotage: selftests
+	@$(S)/sabotage.sh $(ONLY)
 
 fresh-check:
 	@$(S)/fresh-check.sh

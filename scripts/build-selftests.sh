@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # usage: build-selftests.sh
 # Build and install the selftests the way kernel CI does: the kselftest
-# Makefiles of the patched tree, TARGETS="net drivers/net", `install`.
+# Makefiles of the patched tree, TARGETS="net drivers/net drivers/net/virtio_net", `install`.
 # The install directory ($KSFT, work/kselftest) is what the guest runs and
 # what a kselftest tarball holds: run_kselftest.sh, kselftest-list.txt and
 # each target's programs, scripts, helpers and settings (timeouts). Nothing
@@ -11,7 +11,7 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-TARGETS="net drivers/net"
+TARGETS="net drivers/net drivers/net/virtio_net"
 OBJ=$WORK/kselftest-obj
 mkdir -p "$OBJ"
 
@@ -45,10 +45,12 @@ fi
 # the guest
 for f in kselftest-list.txt run_kselftest.sh net/busy_poll_test.sh net/busy_poller \
 	 net/knapid.sh net/lib.sh net/settings drivers/net/napi_config.py \
-	 drivers/net/settings drivers/net/lib/py/__init__.py; do
+	 drivers/net/settings drivers/net/lib/py/__init__.py \
+	 drivers/net/virtio_net/napi_irq.sh kselftest/ktap_helpers.sh; do
 	[ -e "$KSFT/$f" ] || failed "the install lacks $f"
 done
-for t in net:busy_poll_test.sh net:knapid.sh drivers/net:napi_config.py; do
+for t in net:busy_poll_test.sh net:knapid.sh drivers/net:napi_config.py \
+	 drivers/net/virtio_net:napi_irq.sh; do
 	grep -qx "$t" "$KSFT/kselftest-list.txt" || die "kselftest-list.txt does not list $t"
 done
 log "selftests: installed in $KSFT ($(wc -l < "$KSFT/kselftest-list.txt") tests listed)"
