@@ -84,4 +84,4 @@ series-status:
 	@$(S)/series-status.sh
 
 clean:
-	rm -rf work/build-* work/results work/kselftest work/kselftest-obj results
+	rm -rf work/build-* work/results work/kselftest work/kselftest-obj work/sabotage results
