@@ -6,7 +6,8 @@ S := scripts
 FLAVOURS := release debug nothreaded
 
 .PHONY: help deps base apply build harness-test lint check demo bench export \
-	series-status clean build-each fresh-check suspend-probe sabotage selftests $(addprefix config-,$(FLAVOURS)) $(addprefix build-,$(FLAVOURS))
+	series-status clean build-each fresh-check suspend-probe sabotage selftests \
+	deb deb-slim kselftest-tar am-check $(addprefix config-,$(FLAVOURS)) $(addprefix build-,$(FLAVOURS))
 
 help:
 	@echo "make demo           build the patched kernel, boot it under QEMU TCG, show the series at work"
@@ -18,6 +19,10 @@ help:
 	@echo "make fresh-check    run make check in a clean Debian 12 root (debootstrap + chroot)"
 	@echo "make selftests      build and install the kselftests (net, drivers/net, drivers/net/virtio_net) into work/kselftest"
 	@echo "make suspend-probe  measure whether IRQ suspensions hold, per placement and NAPI mode"
+	@echo "make deb            Debian packages of the patched kernel from Debian's 6.12 config (hours);"
+	@echo "                    CONFIG_FROM=/boot/config-... for your host's, LOCALMOD=1 for localmodconfig"
+	@echo "make kselftest-tar  the series' selftests as the kselftest gen_tar tarball, work/kselftest.tar.gz"
+	@echo "make am-check       git am the series on every linux-source-6.12 version apt serves"
 	@echo "make sabotage       break the kernel on purpose (tests/sabotage/) and show the tests fail; ONLY=05 for one"
 
 deps:
@@ -42,6 +47,20 @@ selftests: apply
 
 build: build-release
 
+# the tarball is what build-selftests.sh makes and unpacks for the guest
+kselftest-tar: selftests
+	@echo "kselftest tarball: $(CURDIR)/work/kselftest.tar.gz (see README, On your own machine)"
+
+deb: apply
+	@$(S)/build-deb.sh $(or $(CONFIG_FROM),debian)
+
+am-check: deps
+	@$(S)/am-check.sh $(VERSIONS)
+
+# the package of the slim debug config: make check boots its vmlinuz
+deb-slim: build-debug
+	@$(S)/build-deb.sh slim
+
 build-each: apply
 	@$(S)/build-each.sh
 
@@ -52,7 +71,7 @@ harness-test: deps
 lint: apply
 	@$(S)/lint-series.sh
 
-check: harness-test build-debug build-nothreaded selftests
+check: harness-test build-debug build-nothreaded selftests deb-slim
 	@$(S)/check.sh debug
 
 demo: build-release selftests
@@ -84,4 +103,5 @@ series-status:
 	@$(S)/series-status.sh
 
 clean:
-	rm -rf work/build-* work/results work/kselftest work/kselftest-obj work/sabotage results
+	rm -rf work/build-* work/results work/kselftest work/kselftest-obj work/kselftest.tar.gz \
+		work/sabotage work/deb results

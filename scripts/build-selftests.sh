@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # usage: build-selftests.sh
-# Build and install the selftests the way kernel CI does: the kselftest
-# Makefiles of the patched tree, TARGETS="net drivers/net drivers/net/virtio_net", `install`.
-# The install directory ($KSFT, work/kselftest) is what the guest runs and
-# what a kselftest tarball holds: run_kselftest.sh, kselftest-list.txt and
-# each target's programs, scripts, helpers and settings (timeouts). Nothing
-# in it needs the source tree. The uapi headers come from `make headers`
-# into $WORK/kselftest-obj (no kernel config needed), so one install serves
-# every kernel flavour.
+# Build the selftests the way kernel CI does: the kselftest Makefiles of the
+# patched tree, TARGETS="net drivers/net drivers/net/virtio_net", `gen_tar`
+# (= `install`, then a tarball of the install). The tarball
+# (work/kselftest.tar.gz, what `make kselftest-tar` hands out) is unpacked
+# into $KSFT (work/kselftest): what the guest runs is exactly what the
+# tarball holds: run_kselftest.sh, kselftest-list.txt and each target's
+# programs, scripts, helpers and settings (timeouts). Nothing in it needs the
+# source tree. The uapi headers come from `make headers` into
+# $WORK/kselftest-obj (no kernel config needed), so one build serves every
+# kernel flavour.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -18,11 +20,13 @@ mkdir -p "$OBJ"
 log "selftests: uapi headers into $OBJ/usr/include"
 make -s -C "$LINUX" O="$OBJ" ARCH=x86_64 headers
 # O= gives the selftests these headers and keeps their build out of the tree
-log "selftests: make -C tools/testing/selftests TARGETS=\"$TARGETS\" install (a few minutes when cold)"
-rm -rf "$KSFT"
+STAGE=$OBJ/install
+TARBALL=$WORK/kselftest.tar.gz
+log "selftests: make -C tools/testing/selftests TARGETS=\"$TARGETS\" gen_tar (a few minutes when cold)"
+rm -rf "$KSFT" "$STAGE" "$TARBALL"
 logf=$OBJ/selftests.log
 make -C "$LINUX/tools/testing/selftests" O="$OBJ" TARGETS="$TARGETS" \
-	INSTALL_PATH="$KSFT" CC="ccache gcc" -j"$(nproc)" install > "$logf" 2>&1 &
+	INSTALL_PATH="$STAGE" CC="ccache gcc" -j"$(nproc)" gen_tar > "$logf" 2>&1 &
 pid=$!
 for ((i = 1; ; i++)); do
 	sleep 5
@@ -41,7 +45,13 @@ if grep -q '^make\[[0-9]*\]: \*\*\*' "$logf"; then
 	failed "$(grep -m1 '^make\[[0-9]*\]: \*\*\*' "$logf")"
 fi
 
-# what the tests need from the install: a missing piece fails here, not in
+[ -s "$STAGE/kselftest-packages/kselftest.tar.gz" ] || failed "gen_tar made no tarball"
+mv "$STAGE/kselftest-packages/kselftest.tar.gz" "$TARBALL"
+rm -rf "$STAGE"
+mkdir -p "$KSFT"
+tar -xzf "$TARBALL" -C "$KSFT"
+
+# what the tests need from the tarball: a missing piece fails here, not in
 # the guest
 for f in kselftest-list.txt run_kselftest.sh net/busy_poll_test.sh net/busy_poller \
 	 net/knapid.sh net/lib.sh net/settings drivers/net/napi_config.py \
@@ -53,4 +63,4 @@ for t in net:busy_poll_test.sh net:knapid.sh drivers/net:napi_config.py \
 	 drivers/net/virtio_net:napi_irq.sh; do
 	grep -qx "$t" "$KSFT/kselftest-list.txt" || die "kselftest-list.txt does not list $t"
 done
-log "selftests: installed in $KSFT ($(wc -l < "$KSFT/kselftest-list.txt") tests listed)"
+log "selftests: $TARBALL ($(du -h "$TARBALL" | cut -f1), $(wc -l < "$KSFT/kselftest-list.txt") tests listed), unpacked in $KSFT"

@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
 # Fetch Debian's linux-source-6.12, unpack it and make a git repository with one
-# commit tagged "base". The result is cached under $CACHE/base/<version> (outside
+# commit tagged "base" (BASE_VERSION=V: that version instead of the pin). The result is cached under $CACHE/base/<version> (outside
 # the repo, so fresh clones reuse it) and its path is printed on stdout.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 pick_version() {
+	# BASE_VERSION: another version of linux-source-6.12 (am-check.sh)
+	if [ -n "${BASE_VERSION:-}" ]; then
+		apt-cache madison "$BASE_PKG" | awk '{print $3}' | grep -qxF "$BASE_VERSION" ||
+			die "apt serves no $BASE_PKG=$BASE_VERSION (served: $(apt-cache madison "$BASE_PKG" | awk '{print $3}' | xargs))"
+		echo "$BASE_VERSION"
+		return
+	fi
 	if apt-cache madison "$BASE_PKG" | awk '{print $3}' | grep -qxF "$BASE_VERSION_PIN"; then
 		echo "$BASE_VERSION_PIN"
 		return

@@ -10,6 +10,9 @@ APT_PKGS=(
 	python3-yaml python3-jsonschema python3-ply python3-pytest python3-venv python3-pip
 	kmod udev iputils-ping procps util-linux git xz-utils rsync
 	dpkg-dev file gawk python3-matplotlib python3-git
+	# make deb: the kernel's bindeb-pkg checks its Build-Depends
+	# (debhelper-compat); module signing keys (openssl); BTF for DEBUG_INFO=1
+	debhelper openssl dwarves
 	# make -C tools/testing/selftests TARGETS="net drivers/net": its C
 	# programs (ncdevmem: libmnl), and its BPF objects (clang, libbpf)
 	clang llvm libcap-dev libmnl-dev libnuma-dev zlib1g-dev pkg-config

@@ -10,7 +10,15 @@ set -uo pipefail
 flavour=$1 out=$(realpath -m "$2") tmo=$3 cmd=$4 append=${5:-} qemu=${6:-}
 B=$WORK/build-$flavour
 img=$B/arch/x86/boot/bzImage
-[ -f "$img" ] || die "no kernel image $img (run make build)"
+case $flavour in
+deb-*)
+	# a package of build-deb.sh: the vmlinuz of its linux-image package,
+	# unpacked, the file a host boots after dpkg -i
+	pkg=$WORK/deb/${flavour#deb-}
+	img=$pkg/unpacked/boot/vmlinuz-$(cat "$pkg/kernelrelease" 2>/dev/null)
+	;;
+esac
+[ -f "$img" ] || die "no kernel image $img (run make build, or make deb-slim)"
 mkdir -p "$out"
 rm -f "$out/guest-done"
 mem=${GUEST_MEMORY:-2G}
@@ -18,7 +26,7 @@ cpus=${GUEST_CPUS:-2}
 
 # /dev/kvm here is a paravirtual KVM on which our kernels hang in early boot:
 # always emulate (TCG).
-log "guest $flavour: QEMU accelerator TCG (vng --disable-kvm), $cpus vCPUs, $mem, timeout ${tmo}s"
+log "guest $flavour: ${img#"$TOP"/}, QEMU accelerator TCG (vng --disable-kvm), $cpus vCPUs, $mem, timeout ${tmo}s"
 log "guest $flavour: console in $out/console.log"
 export PATH=$VENV/bin:$PATH
 start=$(date +%s)

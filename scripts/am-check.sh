@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# usage: am-check.sh [VERSION...]
+# `make am-check`: does the series apply with plain `git am` on other 6.12
+# trees? For each version of Debian's linux-source-6.12 (default: every one
+# apt serves), fetch and commit it (fetch-base.sh, cached), clone it into
+# work/am-check/VERSION and `git am --3way` patches/series. A patch that does
+# not apply is reported with the files it conflicts in, and the am aborted.
+# The table goes to results/am-check.md; the exit code is 0 only when the
+# series applied on every version.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+versions=("$@")
+if [ ${#versions[@]} = 0 ]; then
+	mapfile -t versions < <(apt-cache madison "$BASE_PKG" | awk '{print $3}' | sort -V)
+fi
+[ ${#versions[@]} -gt 0 ] || die "apt serves no $BASE_PKG (run apt-get update?)"
+mkdir -p "$WORK/am-check" "$TOP/results"
+table=$TOP/results/am-check.md
+npatches=$(series_patches | wc -l)
+bad=0
+{
+	echo "# git am of the series ($npatches patches) on Debian's linux-source-6.12 versions"
+	echo
+	echo "Made by scripts/am-check.sh on $(date -u +%F) (harness commit $(git -C "$TOP" rev-parse --short HEAD))."
+	echo
+	echo "| linux-source-6.12 | result |"
+	echo "|---|---|"
+} > "$table"
+for v in "${versions[@]}"; do
+	log "am-check: $BASE_PKG $v"
+	repo=$(BASE_VERSION=$v "$TOP/scripts/fetch-base.sh")
+	dir=$WORK/am-check/$v
+	rm -rf "$dir"
+	git clone -q --shared --no-checkout "$repo" "$dir"
+	git -C "$dir" config user.name "knapid harness"
+	git -C "$dir" config user.email "harness@example.invalid"
+	git -C "$dir" checkout -q -b work base
+	n=0 result=
+	while read -r p; do
+		if git -C "$dir" am -q --3way --keep-cr "$TOP/patches/$p" > "$dir.am.log" 2>&1; then
+			n=$((n + 1))
+			continue
+		fi
+		files=$(git -C "$dir" diff --name-only --diff-filter=U | xargs)
+		result="patch $((n + 1)) $p does not apply${files:+ (conflicts in $files)}; $n applied before it"
+		git -C "$dir" am --abort > /dev/null 2>&1 || true
+		break
+	done < <(series_patches)
+	if [ -z "$result" ]; then
+		result="all $n patches apply"
+		[ "$(git -C "$dir" rev-list --count base..HEAD)" = "$npatches" ] || result="only $(git -C "$dir" rev-list --count base..HEAD) commits after git am"
+	fi
+	case $result in "all "*) ;; *) bad=$((bad + 1)) ;; esac
+	log "am-check: $v: $result"
+	echo "| $v | $result |" >> "$table"
+	rm -rf "$dir"
+done
+cat "$table"
+[ $bad = 0 ] || die "the series does not apply on $bad of ${#versions[@]} versions"
