@@ -7,7 +7,7 @@ FLAVOURS := release debug nothreaded
 
 .PHONY: help deps base apply build harness-test lint check demo bench export \
 	series-status clean build-each fresh-check suspend-probe sabotage selftests \
-	deb deb-slim kselftest-tar am-check $(addprefix config-,$(FLAVOURS)) $(addprefix build-,$(FLAVOURS))
+	deb deb-slim deb-install-check kselftest-tar am-check $(addprefix config-,$(FLAVOURS)) $(addprefix build-,$(FLAVOURS))
 
 help:
 	@echo "make demo           build the patched kernel, boot it under QEMU TCG, show the series at work"
@@ -21,6 +21,7 @@ help:
 	@echo "make suspend-probe  measure whether IRQ suspensions hold, per placement and NAPI mode"
 	@echo "make deb            Debian packages of the patched kernel from Debian's 6.12 config (hours);"
 	@echo "                    CONFIG_FROM=/boot/config-... for your host's, LOCALMOD=1 for localmodconfig"
+	@echo "make deb-install-check  dpkg -i + apt-get purge of make deb's packages in a clean Debian 12 root (NAME=debian|slim)"
 	@echo "make kselftest-tar  the series' selftests as the kselftest gen_tar tarball, work/kselftest.tar.gz"
 	@echo "make am-check       git am the series on every linux-source-6.12 version apt serves"
 	@echo "make sabotage       break the kernel on purpose (tests/sabotage/) and show the tests fail; ONLY=05 for one"
@@ -56,6 +57,9 @@ deb: apply
 
 am-check: deps
 	@$(S)/am-check.sh $(VERSIONS)
+
+deb-install-check:
+	@$(S)/deb-install-check.sh $(or $(NAME),slim)
 
 # the package of the slim debug config: make check boots its vmlinuz
 deb-slim: build-debug

@@ -24,3 +24,10 @@ series_patches() {
 # git format-patch options shared by export and series-status, so the two
 # produce byte-identical files for identical commits.
 FORMAT_PATCH_OPTS=(--zero-commit --no-signature --no-cover-letter --minimal)
+
+# The machine's own Debian mirror, from its apt sources (debootstrap).
+debian_mirror() {
+	# (a missing sources file makes grep exit 2: not an error here)
+	cat /etc/apt/sources.list /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list 2>/dev/null |
+		grep -E '^\s*(URIs:|deb\s)' | grep -oE 'https?://[^ ]*/debian/?$' | head -n1 || true
+}

@@ -64,8 +64,7 @@ if ! command -v debootstrap >/dev/null; then
 fi
 
 # the machine's own Debian mirror, from its apt sources
-mirror=$(grep -h -E '^\s*(URIs:|deb\s)' /etc/apt/sources.list /etc/apt/sources.list.d/*.sources \
-	/etc/apt/sources.list.d/*.list 2>/dev/null | grep -oE 'https?://[^ ]*/debian/?$' | head -n1)
+mirror=$(debian_mirror)
 [ -n "$mirror" ] || die "no Debian mirror found in /etc/apt/sources.list*"
 
 t0=$(date +%s)
