@@ -43,7 +43,8 @@ for v in "${versions[@]}"; do
 		next=$(cat "$dir/.git/rebase-apply/next" 2>/dev/null)
 		p=$(series_patches | sed -n "${next:-0}p")
 		files=$(git -C "$dir" diff --name-only --diff-filter=U | xargs)
-		result="patch ${next:-?} $p does not apply${files:+ (conflicts in $files)}; $(git -C "$dir" rev-list --count base..HEAD) applied before it"
+		why=$(grep -m1 '^error:' "$dir.am.log" | sed 's/^error: //')
+		result="patch ${next:-?} $p does not apply${files:+ (conflicts in $files)}${why:+ ($why)}; $(git -C "$dir" rev-list --count base..HEAD) applied before it"
 		git -C "$dir" am --abort > /dev/null 2>&1 || true
 	fi
 	if [ -z "$result" ]; then

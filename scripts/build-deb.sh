@@ -105,14 +105,14 @@ log "deb: $name from $origin, merging ${frags[*]##*/}"
 
 # 2. localmodconfig, the fragments, olddefconfig, and the check
 if [ -n "${LOCALMOD:-}" ]; then
-	lsmod_file=${LSMOD:-}
+	lsmod_file=${LSMOD:+$(realpath "$LSMOD")}
 	if [ -z "$lsmod_file" ]; then
 		[ -r /proc/modules ] || die "LOCALMOD=1: this host has no /proc/modules (no loadable modules); give LSMOD=FILE, the lsmod output of the target host"
 		lsmod_file=$B/lsmod.txt
 		lsmod > "$lsmod_file"
 	fi
 	[ -s "$lsmod_file" ] || die "LOCALMOD=1: no lsmod output in '$lsmod_file'"
-	log "deb: localmodconfig against $(($(wc -l < "$lsmod_file") - 1)) modules of ${LSMOD:-this host}"
+	log "deb: localmodconfig against $(grep -v -c -e '^#' -e '^Module ' "$lsmod_file") modules of ${LSMOD:-this host}"
 	kmake olddefconfig
 	# the default answer to each question; yes(1) dies of SIGPIPE at the end
 	(set +o pipefail; yes '' | kmake LSMOD="$lsmod_file" localmodconfig) > "$B/localmodconfig.log" 2>&1 ||
