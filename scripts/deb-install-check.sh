@@ -86,7 +86,7 @@ check "apt-get purge: /boot has no file of $krel left" \
 	test -z "$(find "$root/boot" -name "*$krel*")"
 # the upstream packaging's postrm does not remove what depmod generated
 # (modules.dep, modules.alias, ...): the README has the rm after the purge
-left=$(cd "$root/lib/modules" 2>/dev/null && find "$krel" -type f 2>/dev/null | sort | xargs)
+left=$(cd "$root/lib/modules" && find "$krel" -type f 2>/dev/null | sort | xargs || true)
 check "apt-get purge: only depmod's modules.* files are left in /lib/modules/$krel (${left:-none})" \
 	test -z "$(tr ' ' '\n' <<<"$left" | grep -v -E "^$krel/modules\.[a-z.]+$")"
 chroot "$root" rm -rf "/lib/modules/$krel"
