@@ -21,7 +21,8 @@ help:
 	@echo "make suspend-probe  measure whether IRQ suspensions hold, per placement and NAPI mode"
 	@echo "make deb            Debian packages of the patched kernel from Debian's 6.12 config (hours);"
 	@echo "                    CONFIG_FROM=/boot/config-... for your host's, LOCALMOD=1 for localmodconfig"
-	@echo "make deb-install-check  dpkg -i + apt-get purge of make deb's packages in a clean Debian 12 root (NAME=debian|slim)"
+	@echo "make deb-install-check  dpkg -i + apt-get purge of make deb's packages in a clean Debian 12 root"
+	@echo "                    (NAME=slim|debian|debian-localmod|host|host-localmod: the work/deb/ directory)"
 	@echo "make kselftest-tar  the series' selftests as the kselftest gen_tar tarball, work/kselftest.tar.gz"
 	@echo "make am-check       git am the series on every linux-source-6.12 version apt serves"
 	@echo "make sabotage       break the kernel on purpose (tests/sabotage/) and show the tests fail; ONLY=05 for one"
@@ -108,4 +109,4 @@ series-status:
 
 clean:
 	rm -rf work/build-* work/results work/kselftest work/kselftest-obj work/kselftest.tar.gz \
-		work/sabotage work/deb results
+		work/sabotage work/deb work/am-check results

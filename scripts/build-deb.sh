@@ -25,7 +25,8 @@
 # keeps a multi-GB distribution build from evicting the test kernels' ccache;
 # the slim build shares theirs.
 #
-# Output in work/deb/NAME/ (NAME: debian, slim or host): the .deb files,
+# Output in work/deb/NAME/ (NAME: debian, host (CONFIG_FROM), slim, and
+# debian-localmod or host-localmod with LOCALMOD=1): the .deb files,
 # unpacked/ (the linux-image package unpacked, which CI boots), build/ (O=;
 # work/build-deb-slim for slim),
 # and results/deb/NAME.md: source config, kernel release, build time, package
@@ -41,15 +42,23 @@ debian | slim) name=$src ;;
 	name=host
 	;;
 esac
-[ -n "${LOCALMOD:-}" ] && [ "$src" = slim ] && die "LOCALMOD=1 makes no sense for the slim config (no modules)"
-[ -n "${LOCALMOD:-}" ] && name=$name-localmod
+localmod=no
+case ${LOCALMOD:-0} in
+1) localmod=yes ;;
+0 | '') ;;
+*) die "LOCALMOD=${LOCALMOD}: 1 or 0" ;;
+esac
+[ $localmod = yes ] && [ "$src" = slim ] && die "LOCALMOD=1 makes no sense for the slim config (no modules)"
+[ $localmod = yes ] && name=$name-localmod
 dir=$WORK/deb/$name
+# CONFIG_ONLY=1 must not delete the packages of an earlier build
+[ -n "${CONFIG_ONLY:-}" ] && dir=$WORK/deb/config-only/$name
 # bindeb-pkg writes the packages into O='s parent directory. The slim build
 # sits next to work/build-debug, at the same depth, so that ccache (with
 # CCACHE_BASEDIR=work) sees the same relative paths and serves every object
 B=$dir/build
-[ "$src" = slim ] && B=$WORK/build-deb-slim
-base_version=$(git -C "$LINUX" log -1 --format=%s base | awk '{print $NF}')
+[ "$src" = slim ] && [ -z "${CONFIG_ONLY:-}" ] && B=$WORK/build-deb-slim
+base_version=$(git -C "$LINUX" log -1 --format=%s base 2>/dev/null | awk '{print $NF}' || true)
 [ -n "$base_version" ] || die "no base commit in $LINUX (run make apply)"
 
 # set, even empty, LOCALVERSION stops setlocalversion from appending "+" for
@@ -104,7 +113,7 @@ fi
 log "deb: $name from $origin, merging ${frags[*]##*/}"
 
 # 2. localmodconfig, the fragments, olddefconfig, and the check
-if [ -n "${LOCALMOD:-}" ]; then
+if [ $localmod = yes ]; then
 	lsmod_file=${LSMOD:+$(realpath "$LSMOD")}
 	if [ -z "$lsmod_file" ]; then
 		[ -r /proc/modules ] || die "LOCALMOD=1: this host has no /proc/modules (no loadable modules); give LSMOD=FILE, the lsmod output of the target host"
@@ -120,6 +129,9 @@ if [ -n "${LOCALMOD:-}" ]; then
 fi
 (cd "$B" && "$LINUX/scripts/kconfig/merge_config.sh" -m -O "$B" "$B/.config" "${frags[@]}") > "$B/merge.log" 2>&1 ||
 	{ cat "$B/merge.log"; die "merge_config.sh failed"; }
+# a host's own config (Ubuntu's, say) names certificate files of its
+# distribution's tree; this tree has none
+"$LINUX/scripts/config" --file "$B/.config" --set-str SYSTEM_TRUSTED_KEYS "" --set-str SYSTEM_REVOCATION_KEYS ""
 kmake olddefconfig
 "$TOP/scripts/check-config.py" "$B/.config" "${frags[@]}" || die "deb: Kconfig dropped options of ${frags[*]##*/}"
 # syncconfig writes include/config/auto.conf, where kernelrelease reads
@@ -154,7 +166,7 @@ if [ "$(dirname "$B")" != "$dir" ]; then
 fi
 
 # 4. what the packages must hold
-image=$(ls "$dir"/linux-image-"$krel"_*.deb 2>/dev/null | grep -v -- '-dbg_' | head -n 1)
+image=$(ls "$dir"/linux-image-"$krel"_*.deb 2>/dev/null | grep -v -- '-dbg_' | head -n 1 || true)
 [ -n "$image" ] || die "deb: no linux-image-${krel}_*.deb in $dir"
 mkdir -p "$dir/unpacked"
 dpkg-deb -x "$image" "$dir/unpacked"
@@ -187,7 +199,7 @@ printf '%s\n' "$krel" > "$dir/kernelrelease"
 {
 	echo "# make deb: $name"
 	echo
-	echo "- config: $origin, + ${frags[*]##*/}${LOCALMOD:+, localmodconfig (${LSMOD:-lsmod of this host})}"
+	echo "- config: $origin, + ${frags[*]##*/}$([ $localmod = no ] || echo ", localmodconfig (${LSMOD:-lsmod of this host})")"
 	echo "- kernel release: $krel ($(series_patches | wc -l) patches on Debian linux-source-6.12 $base_version)"
 	echo "- built: $(date -u '+%F %H:%M') UTC on $(nproc) CPUs, bindeb-pkg took ${secs}s ($((secs / 60)) min), ccache $CCACHE_DIR"
 	echo "- modules configured: $(grep -c '=m$' "$B/.config")"

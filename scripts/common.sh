@@ -25,9 +25,13 @@ series_patches() {
 # produce byte-identical files for identical commits.
 FORMAT_PATCH_OPTS=(--zero-commit --no-signature --no-cover-letter --minimal)
 
-# The machine's own Debian mirror, from its apt sources (debootstrap).
+# The machine's own Debian mirror, from its apt sources (debootstrap): the
+# first URL ending in /debian of a one-line "deb [opts] URL suite ..." or a
+# deb822 "URIs:" line; deb.debian.org when there is none.
 debian_mirror() {
-	# (a missing sources file makes grep exit 2: not an error here)
-	cat /etc/apt/sources.list /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list 2>/dev/null |
-		grep -E '^\s*(URIs:|deb\s)' | grep -oE 'https?://[^ ]*/debian/?$' | head -n1 || true
+	local m
+	m=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null |
+		awk '$1 == "deb" || $1 == "URIs:" { for (i = 2; i <= NF; i++) if ($i ~ /^https?:\/\//) print $i }' |
+		grep -E '/debian/?$' | head -n1 || true)
+	echo "${m:-http://deb.debian.org/debian}"
 }

@@ -25,6 +25,11 @@ command -v debootstrap > /dev/null ||
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends debootstrap > /dev/null ||
 	die "cannot install debootstrap"
 
+# only ever wipe a root this script made (it leaves this marker in it)
+marker=.knapid-deb-install-check
+if [ -e "$root" ] && [ ! -e "$root/$marker" ] && [ -n "$(ls -A "$root" 2>/dev/null)" ]; then
+	die "$root exists and was not made by this script: not wiping it (DEB_ROOT=another path)"
+fi
 cleanup() {
 	mountpoint -q "$root/proc" && umount "$root/proc"
 	mountpoint -q "$root/dev" && umount "$root/dev"
@@ -40,6 +45,8 @@ trap cleanup EXIT
 mirror=$(debian_mirror)
 [ -n "$mirror" ] || die "no Debian mirror found in /etc/apt/sources.list*"
 log "install-check: debootstrap minbase bookworm + initramfs-tools into $root"
+mkdir -p "$root"
+touch "$root/$marker"
 debootstrap --variant=minbase --include=initramfs-tools bookworm "$root" "$mirror" > "$WORK/deb/debootstrap.log" 2>&1 ||
 	{ tail -n 20 "$WORK/deb/debootstrap.log" >&2; die "debootstrap failed"; }
 mount -t proc proc "$root/proc"
