@@ -1,19 +1,101 @@
 #!/usr/bin/env bash
-# `make bench`: boot the release kernel and run the benchmarks in the guest.
-# Results go to results/bench/ (readable text + raw JSON). Under TCG absolute
-# numbers mean little: feature benchmarks compare modes side by side in one run.
+# `make bench [QUICK=1]`: the seeds' benchmark tables on a real interrupt
+# path, side by side, with plots.
+#
+# Boots the release kernel (no debug options) under QEMU TCG, 2 vCPUs, with
+# two virtio-net-pci NICs on one QEMU hub, twice: once as built (modes
+# softirq, knapid and per-NAPI threaded, and the IRQ-suspension cases) and
+# once with `threadirqs` (softirq again, as that boot's reference). In the
+# guest bench/guest_bench.py runs every table; bench/report.py writes
+# report.md and the PNG plots. Everything lands in
+# results/bench/<date>-<commit>[-quick]/ with the raw JSON, the consoles and
+# the exact commands; the full run is also copied to reports/ to be committed.
+# Fails (and writes no report) when a measurement fails or a splat shows.
+#
+# For a design experiment: FLAVOUR=NAME boots work/build-NAME instead of the
+# release kernel, and BOOTS=ab runs Table 1 and 2 for softirq and knapid only
+# (their ratio, in one boot, is what two kernels are compared by); such a
+# run writes the raw JSON but no report.
 set -uo pipefail
 . "$(dirname "$0")/../scripts/common.sh"
-out=$TOP/results/bench
+
+quick=${QUICK:-}
+case $quick in
+1) tag=-quick qflag=--quick tmo=3600 ;;
+'' | 0) quick='' tag='' qflag='' tmo=9000 ;;
+*) die "QUICK=$quick: 1 or nothing" ;;
+esac
+flavour=${FLAVOUR:-release}
+boots=${BOOTS:-main threadirqs}
+[ "$flavour" = release ] || tag=$tag-$flavour
+[ "$boots" = "main threadirqs" ] || tag=$tag-${boots// /-}
+commit=$(git -C "$TOP" rev-parse --short HEAD)
+out=$TOP/results/bench/$(date -u +%F)-$commit$tag
+rm -rf "$out"
 mkdir -p "$out"
-runs=${BENCH_RUNS:-3} secs=${BENCH_SECONDS:-10}
-"$TOP/scripts/run-guest.sh" release "$out" 900 \
-	"$TOP/bench/guest-iperf.sh $out $runs $secs > $out/iperf3-nsim.txt 2>&1; echo \$? > $out/rc"
-[ "$(cat "$out/rc" 2>/dev/null)" = 0 ] || { cat "$out/iperf3-nsim.txt" >&2; die "benchmark failed"; }
+log "bench: results in ${out#"$TOP"/}"
+
+# the epoll server's EPIOCSPARAMS shim, built here, read by the guest
+gcc -O2 -Wall -Wextra -shared -fPIC -o "$out/epoll_shim.so" "$TOP/bench/epoll_shim.c" -ldl ||
+	die "cannot build bench/epoll_shim.c"
+for t in sockperf cyclictest iperf3 ping; do
+	command -v $t > /dev/null || die "$t is missing (make deps installs it)"
+done
+
+hub="-netdev hubport,id=hp0,hubid=0 -device virtio-net-pci,netdev=hp0"
+hub="$hub -netdev hubport,id=hp1,hubid=0 -device virtio-net-pci,netdev=hp1"
 {
-	echo "# iperf3 over a linked netdevsim pair, $runs x ${secs}s, release kernel, QEMU TCG 2 vCPUs"
-	echo "# date: $(date -u +%F) kernel: $(git -C "$LINUX" log -1 --format=%s base) + $(series_patches | wc -l) patches"
-	cat "$out/iperf3-nsim.txt"
-} > "$out/iperf3-nsim.summary"
-rm -f "$out/rc" "$out/iperf3-nsim.txt" "$out/console.log"
-cat "$out/iperf3-nsim.summary"
+	echo "# host, $(date -u '+%F %T') UTC, $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "make bench${quick:+ QUICK=1}"
+} > "$out/commands.txt"
+
+# boot NAME APPEND: one guest, a progress line every 30 s from the guest's log
+boot() {
+	local name=$1 append=$2 pid rc
+	local cmd="/usr/bin/python3 $TOP/bench/guest_bench.py --out $out --ksrc $LINUX --shim $out/epoll_shim.so --boot $name $qflag"
+	echo "scripts/run-guest.sh $flavour $out $tmo '$cmd' '$append' '$hub'" >> "$out/commands.txt"
+	"$TOP/scripts/run-guest.sh" "$flavour" "$out" "$tmo" "$cmd" "$append" "$hub" &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 30
+		[ -s "$out/progress-$name.log" ] && log "$(tail -n 1 "$out/progress-$name.log")"
+	done
+	wait "$pid"
+	rc=$?
+	mv "$out/console.log" "$out/console-$name.log"
+	grep -q '^\[bench.*\] done$' "$out/progress-$name.log" 2>/dev/null ||
+		die "bench: the $name boot did not finish (exit $rc): $(grep FAILED "$out/progress-$name.log" 2>/dev/null | tail -n 1) (console: $out/console-$name.log)"
+	"$TOP/scripts/scan-splats.py" "$out/console-$name.log" ||
+		die "bench: the $name boot left a kernel splat (above)"
+}
+
+start=$(date +%s)
+for b in $boots; do
+	case $b in
+	main | ab) boot "$b" "" ;;
+	threadirqs) boot threadirqs threadirqs ;;
+	*) die "BOOTS: main, threadirqs or ab, not '$b'" ;;
+	esac
+done
+if [ "$boots" != "main threadirqs" ]; then
+	log "bench: done in $(($(date +%s) - start))s: $(ls "$out"/result-*.json) (no report for BOOTS=$boots)"
+	exit 0
+fi
+/usr/bin/python3 "$TOP/bench/report.py" "$out" "$out/result-main.json" "$out/result-threadirqs.json" ||
+	die "bench: report.py failed"
+{
+	echo
+	echo "# in the guest (bench/guest_bench.py), every distinct command line"
+	/usr/bin/python3 -c 'import json, sys
+for f in sys.argv[1:]:
+    print("\n".join(json.load(open(f))["commands"]))' "$out/result-main.json" "$out/result-threadirqs.json" | sort -u
+} >> "$out/commands.txt"
+rm -f "$out/epoll_shim.so" "$out/flood.json" "$out/conns.txt" "$out/epoll-server.log"
+log "bench: done in $(($(date +%s) - start))s: $out/report.md"
+if [ -z "$quick" ]; then
+	pub=$TOP/reports/bench-$(basename "$out")
+	rm -rf "$pub"
+	mkdir -p "$pub"
+	cp "$out"/report.md "$out"/*.png "$out"/result-*.json "$out"/commands.txt "$pub"/
+	log "bench: the full run is copied to ${pub#"$TOP"/} (commit it)"
+fi

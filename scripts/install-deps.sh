@@ -13,6 +13,9 @@ APT_PKGS=(
 	# make deb: the kernel's bindeb-pkg checks its Build-Depends
 	# (debhelper-compat); module signing keys (openssl); BTF for DEBUG_INFO=1
 	debhelper openssl dwarves
+	# make bench: request-response and open-loop load (sockperf), SCHED_FIFO
+	# wakeup latency (cyclictest)
+	sockperf rt-tests
 	# make -C tools/testing/selftests TARGETS="net drivers/net": its C
 	# programs (ncdevmem: libmnl), and its BPF objects (clang, libbpf)
 	clang llvm libcap-dev libmnl-dev libnuma-dev zlib1g-dev pkg-config

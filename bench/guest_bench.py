@@ -1,0 +1,680 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""In the guest of `make bench`: the seeds' benchmark tables, side by side.
+
+Topology: two virtio-net-pci NICs (MSI-X, one queue pair each) wired back to
+back through a QEMU hub. The system under test (SUT) owns the first, in netns
+bench-sut with 192.0.2.1, on vCPU 0: its NIC's vectors, the per-NAPI thread
+when there is one, and every server are pinned there (knapid/0 is per CPU).
+The load generator owns the second, in netns bench-gen with 192.0.2.2, on
+vCPU 1 (vectors and clients). Traffic never leaves the guest.
+
+Modes alternate inside one boot, rotated each round, so every figure can be a
+median over interleaved rounds. The threadirqs column needs its own boot
+(--boot threadirqs), which measures softirq again as its reference.
+
+usage: guest_bench.py --out DIR --ksrc LINUX --shim epoll_shim.so
+                      [--boot main|threadirqs|ab] [--quick]
+Writes DIR/result-BOOT.json and DIR/progress-BOOT.log; exits non-zero, with
+the reason, if any measurement fails (no partial table).
+"""
+
+import argparse
+import json
+import os
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import time
+
+KNAPID = '/proc/sys/net/core/knapid_enabled'
+SUT_NS, GEN_NS = 'bench-sut', 'bench-gen'
+VA_NS, VB_NS, LO_NS = 'bench-va', 'bench-vb', 'bench-lo'
+SUT_IP, GEN_IP = '192.0.2.1', '192.0.2.2'
+VA_IP, VB_IP = '198.51.100.1', '198.51.100.2'
+SUT_CPU, GEN_CPU = 0, 1
+PP_PORT, IPERF_PORT, T3_PORT = 11111, 5201, 11112
+# the generator is emulated as fast as the SUT: made to take a reply for
+# every request it would saturate first (measured: 14,208 of 32,238 replies
+# dropped at 40% of MAX, SUT vCPU 16% busy); every 10th request is answered
+# and timed, so the SUT's receive path is what the load saturates
+T3_REPLY_EVERY = 10
+
+# seed 001's cases: per-NAPI (defer-hard-irqs, gro-flush-timeout ns,
+# irq-suspend-timeout ns) and the epoll context's (busy_poll_usecs,
+# prefer_busy_poll, full busy); budget 64 throughout
+CASES = {
+    'base':       ((0, 0, 0), None),
+    'defer20':    ((100, 20000, 0), None),
+    'defer200':   ((100, 200000, 0), None),
+    'napibusy':   ((100, 200000, 0), (64, 1, 0)),
+    'fullbusy':   ((100, 5000000, 0), (1000, 1, 1)),
+    'suspend0':   ((0, 0, 20000000), (0, 1, 0)),
+    'suspend20':  ((100, 20000, 20000000), (0, 1, 0)),
+    'suspend200': ((100, 200000, 20000000), (0, 1, 0)),
+}
+KNAPID_CASES = ('suspend0', 'suspend20', 'suspend200')
+
+
+class BenchError(Exception):
+    pass
+
+
+class Bench:
+    def __init__(self, args):
+        self.out = args.out
+        self.boot = args.boot
+        self.quick = args.quick
+        self.ksrc = args.ksrc
+        self.shim = args.shim
+        self.t0 = time.monotonic()
+        self.progress = open(os.path.join(self.out, f'progress-{self.boot}.log'), 'a')
+        if self.quick:
+            self.rounds, self.secs, self.ping_n = 5, 2, 2000
+            self.t3_loads, self.t3_secs = ('40%', 'MAX'), 2
+        else:
+            self.rounds, self.secs, self.ping_n = 7, 5, 2000
+            self.t3_loads, self.t3_secs = ('20%', '40%', '60%', '80%', 'MAX'), 3
+        # Table 3 is the long one (11 cases x the loads): 5 rounds in both
+        self.t3_rounds = 5
+        self.ping_interval = 0.002
+        if args.rounds:
+            self.rounds = self.t3_rounds = args.rounds
+        if args.secs:
+            self.secs = self.t3_secs = args.secs
+        self.commands = set()
+        self.napi_vals = None
+
+    # -- plumbing ---------------------------------------------------------
+
+    def log(self, msg):
+        line = f'[bench {self.boot} +{time.monotonic() - self.t0:5.0f}s] {msg}'
+        print(line, flush=True)
+        self.progress.write(line + '\n')
+        self.progress.flush()
+
+    def argv(self, cmd, ns=None, cpu=None):
+        pre = []
+        if ns:
+            pre += ['ip', 'netns', 'exec', ns]
+        if cpu is not None:
+            pre += ['taskset', '-c', str(cpu)]
+        # every distinct command line, for the report's commands.txt
+        self.commands.add(' '.join(pre + [str(c) for c in cmd]))
+        return pre + [str(c) for c in cmd]
+
+    def run(self, cmd, ns=None, cpu=None, timeout=60, env=None):
+        argv = self.argv(cmd, ns, cpu)
+        try:
+            p = subprocess.run(argv, capture_output=True, text=True,
+                               timeout=timeout, env=env, errors='replace')
+        except subprocess.TimeoutExpired:
+            raise BenchError(f'{" ".join(argv)}: no exit after {timeout}s')
+        if p.returncode:
+            raise BenchError(f'{" ".join(argv)}: exit {p.returncode}: '
+                             f'{(p.stderr or p.stdout)[-600:]}')
+        return p.stdout
+
+    def spawn(self, cmd, ns=None, cpu=None, env=None, log=None):
+        argv = self.argv(cmd, ns, cpu)
+        f = open(log, 'w') if log else subprocess.DEVNULL
+        return subprocess.Popen(argv, stdout=f, stderr=subprocess.STDOUT,
+                                env=env, start_new_session=True)
+
+    @staticmethod
+    def stop(p):
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGTERM)
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+
+    def wait_listen(self, ns, port, udp=False, tmo=20):
+        flag = '-uln' if udp else '-tln'
+        end = time.monotonic() + tmo
+        while time.monotonic() < end:
+            out = subprocess.run(['ip', 'netns', 'exec', ns, 'ss', '-H', flag,
+                                  f'sport = :{port}'], capture_output=True,
+                                 text=True).stdout
+            if out.strip():
+                return
+            time.sleep(0.1)
+        raise BenchError(f'nothing listens on port {port} in {ns} after {tmo}s')
+
+    @staticmethod
+    def write(path, val):
+        with open(path, 'w') as f:
+            f.write(f'{val}\n')
+
+    @staticmethod
+    def read(path):
+        with open(path) as f:
+            return f.read().strip()
+
+    # -- topology ---------------------------------------------------------
+
+    def virtio_netdevs(self):
+        devs = []
+        for d in sorted(os.listdir('/sys/class/net')):
+            drv = f'/sys/class/net/{d}/device/driver'
+            if os.path.exists(drv) and os.path.basename(os.readlink(drv)) == 'virtio_net':
+                devs.append(d)
+        return devs
+
+    @staticmethod
+    def irq_of(name):
+        for line in open('/proc/interrupts'):
+            f = line.split()
+            if f and f[-1] == name:
+                return int(f[0].rstrip(':'))
+        raise BenchError(f'no {name} vector in /proc/interrupts (MSI-X off?)')
+
+    @staticmethod
+    def irq_count(irq):
+        for line in open('/proc/interrupts'):
+            f = line.split()
+            if f and f[0] == f'{irq}:':
+                return sum(int(x) for x in f[1:] if x.isdigit())
+        raise BenchError(f'irq {irq} vanished from /proc/interrupts')
+
+    def ns(self, name):
+        subprocess.run(['ip', 'netns', 'del', name], capture_output=True)
+        self.run(['ip', 'netns', 'add', name])
+        self.run(['sysctl', '-qw', 'net.ipv6.conf.all.disable_ipv6=1',
+                  'net.ipv6.conf.default.disable_ipv6=1'], ns=name)
+        self.run(['ip', 'link', 'set', 'lo', 'up'], ns=name)
+
+    def setup(self):
+        if os.cpu_count() < 2:
+            raise BenchError(f'needs 2 vCPUs, the guest has {os.cpu_count()}')
+        devs = self.virtio_netdevs()
+        if len(devs) < 2:
+            raise BenchError(f'needs two virtio-net NICs on one QEMU hub, found {devs}')
+        self.sut, self.gen = devs[0], devs[1]
+        self.virtio = {}
+        self.irqs = {}
+        for dev, cpu in ((self.sut, SUT_CPU), (self.gen, GEN_CPU)):
+            v = os.path.basename(os.readlink(f'/sys/class/net/{dev}/device'))
+            self.virtio[dev] = v
+            for q in ('input.0', 'output.0'):
+                irq = self.irq_of(f'{v}-{q}')
+                self.irqs[(dev, q)] = irq
+                self.write(f'/proc/irq/{irq}/smp_affinity_list', cpu)
+                got = self.read(f'/proc/irq/{irq}/smp_affinity_list')
+                if got != str(cpu):
+                    raise BenchError(f'irq {irq} ({v}-{q}) affinity {got}, wanted {cpu}')
+        macs = {d: self.read(f'/sys/class/net/{d}/address') for d in devs[:2]}
+        for name, dev, ip, peer, pdev in ((SUT_NS, self.sut, SUT_IP, GEN_IP, self.gen),
+                                          (GEN_NS, self.gen, GEN_IP, SUT_IP, self.sut)):
+            self.ns(name)
+            self.run(['ip', 'link', 'set', dev, 'netns', name])
+            self.run(['ip', 'addr', 'add', f'{ip}/24', 'dev', dev], ns=name)
+            self.run(['ip', 'link', 'set', dev, 'up'], ns=name)
+            self.run(['ip', 'neigh', 'replace', peer, 'dev', dev, 'lladdr',
+                      macs[pdev], 'nud', 'permanent'], ns=name)
+        # request-response without a NIC: a veth pair and a loopback
+        self.ns(VA_NS)
+        self.ns(VB_NS)
+        self.ns(LO_NS)
+        self.run(['ip', 'link', 'add', 'veth-a', 'netns', VA_NS, 'type', 'veth',
+                  'peer', 'name', 'veth-b', 'netns', VB_NS])
+        for ns, dev, ip in ((VA_NS, 'veth-a', VA_IP), (VB_NS, 'veth-b', VB_IP)):
+            self.run(['ip', 'addr', 'add', f'{ip}/24', 'dev', dev], ns=ns)
+            self.run(['ip', 'link', 'set', dev, 'up'], ns=ns)
+        self.sut_ifindex = int(self.run(['cat', f'/sys/class/net/{self.sut}/ifindex'], ns=SUT_NS))
+        napis = self.ynl('--dump', 'napi-get', {'ifindex': self.sut_ifindex})
+        if len(napis) != 1:
+            raise BenchError(f'expected one NAPI on {self.sut}, napi-get says {napis}')
+        self.napi = napis[0]['id']
+        self.run(['ping', '-q', '-c', 3, '-i', 0.2, '-w', 20, SUT_IP], ns=GEN_NS)
+        self.run(['ping', '-q', '-c', 3, '-i', 0.2, '-w', 20, VA_IP], ns=VB_NS)
+        self.topology = (
+            f'two virtio-net-pci NICs (MSI-X, one queue pair each) on one QEMU hub; '
+            f'SUT {self.sut} ({self.virtio[self.sut]}, NAPI {self.napi}) {SUT_IP} in netns {SUT_NS}; '
+            f'load generator {self.gen} ({self.virtio[self.gen]}) {GEN_IP} in netns {GEN_NS}; '
+            f'veth pair {VA_IP} ({VA_NS}) - {VB_IP} ({VB_NS}); lo in {LO_NS}')
+        self.pinning = (
+            f'SUT vCPU {SUT_CPU}: irqs {self.irqs[(self.sut, "input.0")]}/'
+            f'{self.irqs[(self.sut, "output.0")]} ({self.virtio[self.sut]} input/output), '
+            f'every server, the per-NAPI thread (threaded mode), knapid/{SUT_CPU}; '
+            f'generator vCPU {GEN_CPU}: irqs {self.irqs[(self.gen, "input.0")]}/'
+            f'{self.irqs[(self.gen, "output.0")]}, every client; cyclictest SCHED_FIFO 90 on vCPU {SUT_CPU}; '
+            f'NAPI threads at SCHED_OTHER')
+        self.log(self.topology)
+        self.log(self.pinning)
+
+    def ynl(self, kind, op, attrs):
+        spec = os.path.join(self.ksrc, 'Documentation/netlink/specs/netdev.yaml')
+        out = self.run(['/usr/bin/python3', os.path.join(self.ksrc, 'tools/net/ynl/cli.py'),
+                        '--spec', spec, '--no-schema', '--output-json', kind, op, '--json',
+                        json.dumps(attrs)], ns=SUT_NS, timeout=120)
+        return json.loads(out) if out.strip() else None
+
+    def napi_set(self, defer, gro, suspend):
+        if self.napi_vals == (defer, gro, suspend):
+            return
+        self.ynl('--do', 'napi-set', {'id': self.napi, 'defer-hard-irqs': defer,
+                                      'gro-flush-timeout': gro,
+                                      'irq-suspend-timeout': suspend})
+        got = self.ynl('--do', 'napi-get', {'id': self.napi})
+        have = (got.get('defer-hard-irqs'), got.get('gro-flush-timeout'),
+                got.get('irq-suspend-timeout'))
+        if have != (defer, gro, suspend):
+            raise BenchError(f'napi-set {defer}/{gro}/{suspend} reads back as {have}')
+        self.napi_vals = (defer, gro, suspend)
+
+    # -- modes ------------------------------------------------------------
+
+    def napi_thread_pid(self):
+        want = f'napi/{self.sut}-{self.napi}'
+        for pid in os.listdir('/proc'):
+            if pid.isdigit():
+                try:
+                    if self.read(f'/proc/{pid}/comm') == want:
+                        return int(pid)
+                except OSError:
+                    pass
+        raise BenchError(f'threaded mode on, but no {want} thread')
+
+    def set_mode(self, mode):
+        knapid = 1 if mode == 'knapid' else 0
+        if os.path.exists(KNAPID):
+            self.write(KNAPID, knapid)
+        elif knapid:
+            raise BenchError(f'mode knapid, but this kernel has no {KNAPID}')
+        threaded = 1 if mode == 'threaded' else 0
+        self.run(['sh', '-c', f'echo {threaded} > /sys/class/net/{self.sut}/threaded'], ns=SUT_NS)
+        if threaded:
+            self.run(['taskset', '-pc', SUT_CPU, self.napi_thread_pid()])
+        if mode == 'threadirqs' and 'threadirqs' not in self.read('/proc/cmdline'):
+            raise BenchError('mode threadirqs, but the kernel was booted without it')
+        self.mode = mode
+
+    # -- meters -----------------------------------------------------------
+
+    @staticmethod
+    def cpu_ticks():
+        t = {}
+        for line in open('/proc/stat'):
+            f = line.split()
+            if re.fullmatch(r'cpu\d+', f[0]):
+                t[f[0]] = [int(x) for x in f[1:9]]
+        return t
+
+    @staticmethod
+    def cpu_split(a, b):
+        res = {}
+        for cpu in sorted(b):
+            d = [y - x for x, y in zip(a[cpu], b[cpu])]
+            tot = sum(d) or 1
+            usr, nice, sys_, idle, iow, irq, sirq, steal = d
+            res[cpu] = {'usr': 100 * (usr + nice) / tot, 'sys': 100 * sys_ / tot,
+                        'irq': 100 * irq / tot, 'softirq': 100 * sirq / tot,
+                        'idle': 100 * (idle + iow) / tot, 'steal': 100 * steal / tot}
+        return res
+
+    @staticmethod
+    def thread_ticks():
+        t = {}
+        for pid in os.listdir('/proc'):
+            if not pid.isdigit():
+                continue
+            try:
+                stat = open(f'/proc/{pid}/stat').read()
+            except OSError:
+                continue
+            comm = stat[stat.index('(') + 1:stat.rindex(')')]
+            if re.match(r'(knapid|ksoftirqd|napi|irq)/', comm):
+                f = stat[stat.rindex(')') + 2:].split()
+                t[comm] = int(f[11]) + int(f[12])
+        return t
+
+    def meters(self):
+        return (time.monotonic(), self.cpu_ticks(), self.thread_ticks(),
+                self.irq_count(self.irqs[(self.sut, 'input.0')]), *self.sut_counters())
+
+    def meter_delta(self, m0):
+        m1 = self.meters()
+        secs = m1[0] - m0[0]
+        hz = os.sysconf('SC_CLK_TCK')
+        threads = {k: round(100 * (v - m0[2].get(k, 0)) / hz / secs, 2)
+                   for k, v in m1[2].items() if v - m0[2].get(k, 0) > 0}
+        return {'secs': secs, 'cpu': self.cpu_split(m0[1], m1[1]), 'threads': threads,
+                'irqs': m1[3] - m0[3], 'rx_packets': m1[4] - m0[4],
+                'udp_in': m1[5] - m0[5]}
+
+    def sut_counters(self):
+        """packets the SUT's NIC took, datagrams its sockets got"""
+        out = self.run(['sh', '-c', f'cat /sys/class/net/{self.sut}/statistics/rx_packets '
+                        '/proc/net/snmp'], ns=SUT_NS).splitlines()
+        udp = [line.split() for line in out if line.startswith('Udp:')]
+        return int(out[0]), int(udp[1][udp[0].index('InDatagrams')])
+
+    # -- Table 1 and 2 ----------------------------------------------------
+
+    def ping(self):
+        out = self.run(['ping', '-n', '-c', self.ping_n, '-i', self.ping_interval,
+                        '-W', 2, SUT_IP], ns=GEN_NS, cpu=GEN_CPU,
+                       timeout=self.ping_n * self.ping_interval * 4 + 60)
+        samples = [round(float(x) * 1000, 1) for x in re.findall(r'time=([\d.]+) ms', out)]
+        if len(samples) < self.ping_n * 0.9:
+            raise BenchError(f'ping: {len(samples)} replies of {self.ping_n}')
+        return {'test': 'ping', 'samples_us': samples, 'lost': self.ping_n - len(samples)}
+
+    @staticmethod
+    def sockperf_stats(out):
+        out = re.sub(r'\x1b\[[0-9;]*m', '', out)
+        pct = dict(re.findall(r'percentile (\d+\.\d+) = +([\d.]+)', out))
+        avg = re.search(r'avg-(?:rtt|latency)=([\d.]+)', out)
+        obs = re.search(r'Total (\d+) observations', out)
+        if not (avg and obs and '50.000' in pct and '99.000' in pct):
+            raise BenchError(f'sockperf printed no statistics: {out[-400:]}')
+        return {'p50_us': float(pct['50.000']), 'p99_us': float(pct['99.000']),
+                'mean_us': float(avg.group(1)), 'observations': int(obs.group(1))}
+
+    def ping_pong(self, test, srv_ns, cli_ns, ip):
+        srv = self.spawn(['sockperf', 'server', '-i', ip, '-p', PP_PORT], ns=srv_ns, cpu=SUT_CPU)
+        try:
+            self.wait_listen(srv_ns, PP_PORT, udp=True)
+            out = self.run(['sockperf', 'ping-pong', '-i', ip, '-p', PP_PORT, '-t', self.secs,
+                            '-m', 64, '--full-rtt'], ns=cli_ns, cpu=GEN_CPU,
+                           timeout=self.secs + 60)
+        finally:
+            self.stop(srv)
+        return {'test': test, **self.sockperf_stats(out)}
+
+    def iperf_server(self):
+        srv = self.spawn(['iperf3', '-s', '-1', '-B', SUT_IP, '-p', IPERF_PORT],
+                         ns=SUT_NS, cpu=SUT_CPU)
+        self.wait_listen(SUT_NS, IPERF_PORT)
+        return srv
+
+    def iperf_client(self, secs, rate=None):
+        cmd = ['iperf3', '-c', SUT_IP, '-p', IPERF_PORT, '-t', secs, '-J']
+        if rate:
+            cmd += ['-b', int(rate)]
+        res = json.loads(self.run(cmd, ns=GEN_NS, cpu=GEN_CPU, timeout=secs + 60))
+        if 'error' in res:
+            raise BenchError(f'iperf3: {res["error"]}')
+        end = res['end']
+        return end['sum_received']['bits_per_second'], end['sum_sent'].get('retransmits', 0)
+
+    def iperf(self, test, rate=None):
+        srv = self.iperf_server()
+        try:
+            m0 = self.meters()
+            bps, retr = self.iperf_client(self.secs, rate)
+            d = self.meter_delta(m0)
+            srv.wait(30)
+        finally:
+            self.stop(srv)
+        return {'test': test, 'bps': bps, 'retransmits': retr, 'secs': d['secs'],
+                'cpu': {'cpu0': d['cpu']['cpu0'], 'cpu1': d['cpu']['cpu1']},
+                'threads': d['threads'], 'irqs': d['irqs']}
+
+    def cyclictest(self):
+        """cyclictest SCHED_FIFO 90 on the SUT's CPU while iperf3 floods its NIC"""
+        srv = self.iperf_server()
+        flood = self.spawn(['iperf3', '-c', SUT_IP, '-p', IPERF_PORT, '-t', self.secs + 3,
+                            '-J'], ns=GEN_NS, cpu=GEN_CPU,
+                           log=os.path.join(self.out, 'flood.json'))
+        try:
+            time.sleep(1)
+            out = self.run(['cyclictest', '-m', '-q', '-p', 90, '-t', 1, '-a', SUT_CPU,
+                            '-i', 500, '-D', self.secs, '-h', 20000],
+                           timeout=self.secs + 60)
+            if flood.wait(self.secs + 60):
+                raise BenchError('the iperf3 flood under cyclictest failed')
+            srv.wait(30)
+        finally:
+            self.stop(flood)
+            self.stop(srv)
+        with open(os.path.join(self.out, 'flood.json')) as f:
+            flood_bps = json.load(f)['end']['sum_received']['bits_per_second']
+        hist = [(int(a), int(b)) for a, b in re.findall(r'^(\d{6}) (\d+)', out, re.M)]
+        over = int(re.search(r'# Histogram Overflows: (\d+)', out).group(1))
+        mx = int(re.search(r'# Max Latencies: (\d+)', out).group(1))
+        n = sum(c for _, c in hist) + over
+        acc, p99 = 0, None
+        for us, c in hist:
+            acc += c
+            if acc >= 0.99 * n:
+                p99 = us
+                break
+        return {'max_us': mx, 'p99_us': p99 if p99 is not None else 20000,
+                'overflows': over, 'samples': n, 'flood_bps': flood_bps}
+
+    def table1(self, modes):
+        self.set_mode('softirq')
+        cal = []
+        for i in range(3):
+            cal.append(self.iperf('iperf_max')['bps'])
+            self.log(f'calibration {i + 1}/3: softirq iperf3 max {cal[-1] / 1e9:.3f} Gbit/s')
+        mx = statistics.median(cal)
+        self.res['calibration'].update({'iperf_max_softirq_bps': cal,
+                                        'rates_bps': {'50%': mx * 0.5, '5%': mx * 0.05}})
+        for r in range(self.rounds):
+            for i in range(len(modes)):
+                mode = modes[(i + r) % len(modes)]
+                self.set_mode(mode)
+                tag = {'round': r, 'mode': mode}
+                recs = [self.ping(),
+                        self.ping_pong('pp_virtio', SUT_NS, GEN_NS, SUT_IP),
+                        self.ping_pong('pp_veth', VA_NS, VB_NS, VA_IP),
+                        self.ping_pong('pp_lo', LO_NS, LO_NS, '127.0.0.1'),
+                        self.iperf('iperf_max'),
+                        self.iperf('iperf_50', mx * 0.5),
+                        self.iperf('iperf_5', mx * 0.05)]
+                self.res['t1'] += [{**tag, **x} for x in recs]
+                t2 = {**tag, **self.cyclictest()}
+                self.res['t2'].append(t2)
+                p = recs[0]['samples_us']
+                self.log(f'round {r + 1}/{self.rounds} {mode}: ping p50 '
+                         f'{statistics.median(p):.0f} us, pp p50 {recs[1]["p50_us"]:.0f} us, '
+                         f'iperf3 {recs[4]["bps"] / 1e9:.3f} Gbit/s, CPU0 busy at 5% '
+                         f'{100 - recs[6]["cpu"]["cpu0"]["idle"]:.1f}%, cyclictest max '
+                         f'{t2["max_us"]} us')
+                self.save()
+
+    # -- Table 3 ----------------------------------------------------------
+
+    def epoll_server(self, case):
+        (defer, gro, suspend), ep = CASES[case]
+        self.napi_set(defer, gro, suspend)
+        env = dict(os.environ, LD_PRELOAD=self.shim)
+        if ep:
+            env.update(EPOLL_BUSY_POLL_USECS=str(ep[0]), EPOLL_BUSY_POLL_BUDGET='64',
+                       EPOLL_PREFER_BUSY_POLL=str(ep[1]), EPOLL_FULLBUSY=str(ep[2]))
+        conns = os.path.join(self.out, 'conns.txt')
+        self.write(conns, f'U:{SUT_IP}:{T3_PORT}')
+        log = os.path.join(self.out, 'epoll-server.log')
+        srv = self.spawn(['sockperf', 'server', '-F', 'e', '-f', conns, '--timeout=-1'],
+                         ns=SUT_NS, cpu=SUT_CPU, env=env, log=log)
+        self.wait_listen(SUT_NS, T3_PORT, udp=True)
+        if ep and 'epoll_shim: epoll fd' not in open(log).read():
+            self.stop(srv)
+            raise BenchError(f'{case}: the epoll server did not take the shim\'s settings')
+        return srv
+
+    def under_load(self, case, mps):
+        """one open-loop load against the running epoll server"""
+        flog = os.path.join(self.out, 'full-log.csv')
+        m0 = self.meters()
+        out = self.run(['sockperf', 'under-load', '-i', SUT_IP, '-p', T3_PORT,
+                        '-t', self.t3_secs, '-m', 64, f'--reply-every={T3_REPLY_EVERY}',
+                        '--full-rtt', f'--mps={mps}', '--full-log', flog],
+                       ns=GEN_NS, cpu=GEN_CPU, timeout=self.t3_secs + 60)
+        d = self.meter_delta(m0)
+        out = re.sub(r'\x1b\[[0-9;]*m', '', out)
+        tot = re.search(r'\[Total Run\] RunTime=([\d.]+) sec', out)
+        if not tot:
+            raise BenchError(f'sockperf under-load printed no totals: {out[-400:]}')
+        with open(flog) as f:
+            rtt = sorted(float(x) for x in re.findall(r'^\d+, [\d.]+, [\d.]+, ([\d.]+)',
+                                                     f.read(), re.M))
+        os.unlink(flog)
+        if not rtt:
+            raise BenchError(f'{case} at {mps}: no replies')
+
+        def q(p):
+            return rtt[min(len(rtt) - 1, int(p * len(rtt)))]
+        drop = re.search(r'# dropped messages = (\d+)', out)
+        # served: the datagrams the server's socket got, per second of load
+        return {'achieved_mps': d['udp_in'] / float(tot.group(1)),
+                'mean_us': statistics.fmean(rtt), 'p50_us': q(0.5), 'p95_us': q(0.95),
+                'p99_us': q(0.99), 'cpu_busy': 100 - d['cpu']['cpu0']['idle'],
+                'irqs': d['irqs'], 'requests': d['rx_packets'],
+                'irq_per_req': d['irqs'] / max(1, d['rx_packets']),
+                'dropped': int(drop.group(1)) if drop else 0}
+
+    def case_loads(self, case, knapid, loads):
+        """every load of LOADS [(name, mps or None)] against one server"""
+        self.set_mode('knapid' if knapid else 'softirq')
+        srv = self.epoll_server(case)
+        try:
+            return [(name, mps, self.under_load(case, mps or 'max')) for name, mps in loads]
+        finally:
+            self.stop(srv)
+
+    def table3(self):
+        self.set_mode('softirq')
+        cal = [x[2]['achieved_mps'] for x in self.case_loads('base', 0, [('MAX', None)] * 3)]
+        self.log('calibration: base MAX ' + ', '.join(f'{x:.0f}' for x in cal) + ' requests/s')
+        mx = statistics.median(cal)
+        self.res['calibration']['t3_base_max_mps'] = cal
+        loads = [(ld, None if ld == 'MAX' else int(mx * int(ld[:-1]) / 100))
+                 for ld in self.t3_loads]
+        cases = [(c, 0) for c in CASES] + [(c, 1) for c in KNAPID_CASES]
+        for r in range(self.t3_rounds):
+            for i in range(len(cases)):
+                case, knapid = cases[(i + r) % len(cases)]
+                recs = self.case_loads(case, knapid, loads)
+                for load, target, rec in recs:
+                    self.res['t3'].append({'round': r, 'case': case, 'knapid': knapid,
+                                           'load': load, 'target_mps': target, **rec})
+                self.log(f'round {r + 1}/{self.t3_rounds} {case}{"+knapid" if knapid else ""}: '
+                         + ', '.join(f'{ld} p99 {x["p99_us"]:.0f} us, {x["irq_per_req"]:.3f} irq/req'
+                                     for ld, _, x in recs))
+                self.save()
+        self.napi_set(0, 0, 0)
+
+    # -- the run ----------------------------------------------------------
+
+    def save(self):
+        self.res['commands'] = sorted(self.commands)
+        tmp = os.path.join(self.out, f'result-{self.boot}.json.tmp')
+        with open(tmp, 'w') as f:
+            json.dump(self.res, f)
+        os.replace(tmp, os.path.join(self.out, f'result-{self.boot}.json'))
+
+    def tap_serve(self):
+        """The SUT of bench/topology-probe.sh: one virtio NIC on a host tap,
+        the load generator native on the host. Serves until the host writes
+        OUT/stop; for every OUT/start-NAME it writes OUT/meter-NAME.json,
+        the SUT's meters from start-NAME to stop-NAME."""
+        devs = self.virtio_netdevs()
+        if len(devs) != 1:
+            raise BenchError(f'expected one virtio-net NIC on a tap, found {devs}')
+        self.sut = devs[0]
+        v = os.path.basename(os.readlink(f'/sys/class/net/{self.sut}/device'))
+        self.irqs = {}
+        for q in ('input.0', 'output.0'):
+            self.irqs[(self.sut, q)] = self.irq_of(f'{v}-{q}')
+            self.write(f'/proc/irq/{self.irqs[(self.sut, q)]}/smp_affinity_list', SUT_CPU)
+        self.ns(SUT_NS)
+        self.run(['ip', 'link', 'set', self.sut, 'netns', SUT_NS])
+        self.run(['ip', 'addr', 'add', f'{SUT_IP}/24', 'dev', self.sut], ns=SUT_NS)
+        self.run(['ip', 'link', 'set', self.sut, 'up'], ns=SUT_NS)
+        if os.path.exists(KNAPID):
+            self.write(KNAPID, 0)
+        conns = os.path.join(self.out, 'conns.txt')
+        self.write(conns, f'U:{SUT_IP}:{T3_PORT}')
+        srvs = [self.spawn(['sockperf', 'server', '-F', 'e', '-f', conns, '--timeout=-1'],
+                           ns=SUT_NS, cpu=SUT_CPU),
+                self.spawn(['sockperf', 'server', '-i', SUT_IP, '-p', PP_PORT],
+                           ns=SUT_NS, cpu=SUT_CPU),
+                self.spawn(['iperf3', '-s', '-B', SUT_IP, '-p', IPERF_PORT],
+                           ns=SUT_NS, cpu=SUT_CPU)]
+        for port, udp in ((T3_PORT, True), (PP_PORT, True), (IPERF_PORT, False)):
+            self.wait_listen(SUT_NS, port, udp=udp)
+        self.write(os.path.join(self.out, 'ready'), 1)
+        self.log(f'serving on {self.sut} {SUT_IP}')
+        end = time.monotonic() + 1800
+        started = {}
+        try:
+            while time.monotonic() < end and not os.path.exists(os.path.join(self.out, 'stop')):
+                for f in os.listdir(self.out):
+                    if f.startswith('start-') and f[6:] not in started:
+                        started[f[6:]] = self.meters()
+                    elif f.startswith('stop-') and f[5:] in started:
+                        d = self.meter_delta(started.pop(f[5:]))
+                        with open(os.path.join(self.out, f'meter-{f[5:]}.json'), 'w') as o:
+                            json.dump(d, o)
+                        os.unlink(os.path.join(self.out, f))
+                time.sleep(0.05)
+        finally:
+            for p in srvs:
+                self.stop(p)
+        self.log('done')
+
+    def main(self):
+        if self.boot == 'tap':
+            return self.tap_serve()
+        self.setup()
+        self.res = {'meta': {'kernel': os.uname().release, 'boot': self.boot,
+                             'cmdline': self.read('/proc/cmdline'), 'accel': 'TCG',
+                             'vcpus': os.cpu_count(), 'quick': self.quick,
+                             'rounds': self.rounds, 'secs': self.secs,
+                             't3_rounds': self.t3_rounds, 't3_reply_every': T3_REPLY_EVERY,
+                             't3_secs': self.t3_secs, 'ping_per_round': self.ping_n,
+                             'ping_interval_s': self.ping_interval,
+                             'started': time.strftime('%FT%TZ', time.gmtime()),
+                             'topology': self.topology, 'pinning': self.pinning},
+                    'calibration': {}, 't1': [], 't2': [], 't3': [], 'complete': False}
+        if self.boot == 'threadirqs':
+            self.table1(['softirq', 'threadirqs'])
+        elif self.boot == 'ab':
+            self.table1(['softirq', 'knapid'])
+        else:
+            self.table1(['softirq', 'knapid', 'threaded'])
+            self.table3()
+        self.set_mode('softirq')
+        self.res['meta']['finished'] = time.strftime('%FT%TZ', time.gmtime())
+        self.res['complete'] = True
+        self.save()
+        self.log('done')
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--out', required=True)
+    ap.add_argument('--ksrc', required=True)
+    ap.add_argument('--shim', required=True)
+    # ab: Table 1 and 2 for softirq and knapid only, to compare two kernels
+    # tap: serve bench/topology-probe.sh's host-side load generator
+    ap.add_argument('--boot', choices=('main', 'threadirqs', 'ab', 'tap'), default='main')
+    ap.add_argument('--quick', action='store_true')
+    ap.add_argument('--rounds', type=int, help='override the rounds (debugging)')
+    ap.add_argument('--secs', type=int, help='override the seconds per measurement (debugging)')
+    ap.add_argument('--only', choices=('t1', 't3'), help='one table (debugging)')
+    args = ap.parse_args()
+    b = Bench(args)
+    try:
+        if args.only:
+            b.setup()
+            b.res = {'meta': {}, 'calibration': {}, 't1': [], 't2': [], 't3': []}
+            b.table1(['softirq', 'knapid', 'threaded']) if args.only == 't1' else b.table3()
+            b.save()
+        else:
+            b.main()
+    except (BenchError, OSError, ValueError, KeyError) as e:
+        b.log(f'FAILED: {e}')
+        sys.exit(1)
+
+
+if __name__ == '__main__':
+    main()

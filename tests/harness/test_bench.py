@@ -1,0 +1,74 @@
+"""make bench's report and its parsers, on recorded or generated data."""
+import pathlib
+import subprocess
+import sys
+
+HERE = pathlib.Path(__file__).parent
+FIX = HERE / 'fixtures'
+BENCH = HERE.parent.parent / 'bench'
+PY = '/usr/bin/python3'   # the one with matplotlib
+sys.path.insert(0, str(BENCH))
+
+import guest_bench  # noqa: E402
+
+
+def fake(tmp_path):
+    subprocess.run([PY, str(FIX / 'bench_fake.py'), str(tmp_path)], check=True)
+
+
+def report(tmp_path, *files):
+    return subprocess.run([PY, str(BENCH / 'report.py'), str(tmp_path / 'out')]
+                          + [str(tmp_path / f) for f in files], capture_output=True, text=True)
+
+
+def test_report_has_goals_tables_and_plots(tmp_path):
+    fake(tmp_path)
+    r = report(tmp_path, 'main.json', 'threadirqs.json')
+    assert r.returncode == 0, r.stderr
+    md = (tmp_path / 'out' / 'report.md').read_text()
+    goals = md.split('## Goals')[1].split('## Table 1')[0]
+    assert goals.count('| yes |') + goals.count('| no |') == 9
+    for section in ('## Table 1', '## Table 2', '## Table 3'):
+        assert section in md
+    for png in ('t1_latency', 't1_cpu', 't2_cyclictest', 't3_latency', 't3_cpu',
+                't3_irq_per_req'):
+        assert (tmp_path / 'out' / f'{png}.png').stat().st_size > 1000
+
+
+def test_report_refuses_incomplete_input(tmp_path):
+    fake(tmp_path)
+    r = report(tmp_path, 'no_t1.json')
+    assert r.returncode == 1
+    assert "missing 't1'" in r.stderr
+    assert not (tmp_path / 'out' / 'report.md').exists()
+
+
+SOCKPERF = """sockperf: [Total Run] RunTime=3.000 sec; Warm up time=400 msec; SentMessages=1305
+sockperf: \x1b[2;35m====> avg-rtt=2127.910 (std-dev=1911.421)\x1b[0m
+sockperf: \x1b[2;35mTotal 855 observations\x1b[0m; each percentile contains 8.55 observations
+sockperf: ---> percentile 99.000 = 8012.386
+sockperf: ---> percentile 90.000 = 3434.000
+sockperf: ---> percentile 50.000 = 1979.472
+"""
+
+
+def test_sockperf_statistics_are_read():
+    s = guest_bench.Bench.sockperf_stats(SOCKPERF)
+    assert s == {'p50_us': 1979.472, 'p99_us': 8012.386, 'mean_us': 2127.91,
+                 'observations': 855}
+
+
+def test_sockperf_without_statistics_fails():
+    try:
+        guest_bench.Bench.sockperf_stats('sockperf: No valid observations found.')
+    except guest_bench.BenchError as e:
+        assert 'no statistics' in str(e)
+    else:
+        raise AssertionError('no BenchError')
+
+
+def test_cpu_split_shares():
+    a = {'cpu0': [100, 0, 50, 800, 0, 10, 40, 0]}
+    b = {'cpu0': [110, 0, 60, 860, 0, 10, 60, 0]}
+    s = guest_bench.Bench.cpu_split(a, b)['cpu0']
+    assert s['usr'] == 10 and s['sys'] == 10 and s['softirq'] == 20 and s['idle'] == 60
