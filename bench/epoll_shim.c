@@ -8,8 +8,8 @@
  *   EPOLL_BUSY_POLL_BUDGET=N   EPIOCSPARAMS busy_poll_budget (default 64)
  *   EPOLL_PREFER_BUSY_POLL=0|1 EPIOCSPARAMS prefer_busy_poll
  *   EPOLL_FULLBUSY=1           every blocking epoll_wait() becomes a loop of
- *                              non-blocking ones (the seed's "fullbusy":
- *                              the application never sleeps)
+ *                              1 ms ones (the seed's "fullbusy": each busy
+ *                              polls, the application never sleeps long)
  *
  * Each epoll instance the program creates gets the settings right after
  * epoll_create*(); a failing ioctl is fatal, so a kernel without
@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <signal.h>
 #include <sys/ioctl.h>
 #include <time.h>
 #include <linux/types.h>
@@ -103,22 +104,48 @@ static long long now_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
+/*
+ * fullbusy: the seed changed memcached's non-blocking epoll_wait() calls
+ * into calls with a 1 ms timeout, so that each one busy polls for up to
+ * busy_poll_usecs (a call with timeout 0 returns before ep_busy_loop()).
+ * Here every blocking wait becomes a loop of 1 ms waits until an event or
+ * the caller's own timeout: the application never sleeps for longer.
+ */
 int epoll_wait(int epfd, struct epoll_event *ev, int maxevents, int timeout)
 {
 	static int (*real)(int, struct epoll_event *, int, int);
 	static int fullbusy = -1;
-	long long end;
+	long long end, left;
 	int n;
 
 	if (!real)
 		real = dlsym(RTLD_NEXT, "epoll_wait");
-	if (fullbusy < 0)
+	if (fullbusy < 0) {
 		fullbusy = env_num("EPOLL_FULLBUSY", 0) != 0;
+		if (fullbusy)
+			fprintf(stderr, "epoll_shim: epoll_wait() loops with 1 ms timeouts\n");
+	}
 	if (!fullbusy || timeout == 0)
 		return real(epfd, ev, maxevents, timeout);
 	end = timeout > 0 ? now_ms() + timeout : 0;
 	do {
-		n = real(epfd, ev, maxevents, 0);
+		left = end ? end - now_ms() : 1;
+		n = real(epfd, ev, maxevents, left < 1 ? 0 : 1);
 	} while (n == 0 && (!end || now_ms() < end));
 	return n;
+}
+
+/* sockperf's epoll handler may use epoll_pwait(): refuse to measure then */
+int epoll_pwait(int epfd, struct epoll_event *ev, int maxevents, int timeout,
+		const sigset_t *sigmask)
+{
+	static int (*real)(int, struct epoll_event *, int, int, const sigset_t *);
+
+	if (!real)
+		real = dlsym(RTLD_NEXT, "epoll_pwait");
+	if (env_num("EPOLL_FULLBUSY", 0)) {
+		fprintf(stderr, "epoll_shim: epoll_pwait() is not made full busy\n");
+		exit(2);
+	}
+	return real(epfd, ev, maxevents, timeout, sigmask);
 }

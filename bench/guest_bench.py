@@ -21,6 +21,7 @@ the reason, if any measurement fails (no partial table).
 
 import argparse
 import json
+import math
 import os
 import re
 import signal
@@ -28,6 +29,7 @@ import statistics
 import subprocess
 import sys
 import time
+import traceback
 
 KNAPID = '/proc/sys/net/core/knapid_enabled'
 SUT_NS, GEN_NS = 'bench-sut', 'bench-gen'
@@ -69,6 +71,7 @@ class Bench:
         self.quick = args.quick
         self.ksrc = args.ksrc
         self.shim = args.shim
+        self.commit = args.commit
         self.t0 = time.monotonic()
         self.progress = open(os.path.join(self.out, f'progress-{self.boot}.log'), 'a')
         if self.quick:
@@ -269,16 +272,20 @@ class Bench:
 
     # -- modes ------------------------------------------------------------
 
-    def napi_thread_pid(self):
-        want = f'napi/{self.sut}-{self.napi}'
+    def napi_thread_pids(self):
+        """the SUT's NAPI threads: napi/DEV-ID for RX, napi/DEV-0 for TX"""
+        pids = {}
         for pid in os.listdir('/proc'):
             if pid.isdigit():
                 try:
-                    if self.read(f'/proc/{pid}/comm') == want:
-                        return int(pid)
+                    comm = self.read(f'/proc/{pid}/comm')
                 except OSError:
-                    pass
-        raise BenchError(f'threaded mode on, but no {want} thread')
+                    continue
+                if comm.startswith(f'napi/{self.sut}-'):
+                    pids[comm] = int(pid)
+        if f'napi/{self.sut}-{self.napi}' not in pids:
+            raise BenchError(f'threaded mode on, but no napi/{self.sut}-{self.napi} thread')
+        return pids
 
     def set_mode(self, mode):
         knapid = 1 if mode == 'knapid' else 0
@@ -289,7 +296,8 @@ class Bench:
         threaded = 1 if mode == 'threaded' else 0
         self.run(['sh', '-c', f'echo {threaded} > /sys/class/net/{self.sut}/threaded'], ns=SUT_NS)
         if threaded:
-            self.run(['taskset', '-pc', SUT_CPU, self.napi_thread_pid()])
+            for pid in self.napi_thread_pids().values():
+                self.run(['taskset', '-pc', SUT_CPU, pid])
         if mode == 'threadirqs' and 'threadirqs' not in self.read('/proc/cmdline'):
             raise BenchError('mode threadirqs, but the kernel was booted without it')
         self.mode = mode
@@ -335,7 +343,8 @@ class Bench:
 
     def meters(self):
         return (time.monotonic(), self.cpu_ticks(), self.thread_ticks(),
-                self.irq_count(self.irqs[(self.sut, 'input.0')]), *self.sut_counters())
+                self.irq_count(self.irqs[(self.sut, 'input.0')]), *self.sut_counters(),
+                self.irq_count(self.irqs[(self.sut, 'output.0')]))
 
     def meter_delta(self, m0):
         m1 = self.meters()
@@ -345,7 +354,7 @@ class Bench:
                    for k, v in m1[2].items() if v - m0[2].get(k, 0) > 0}
         return {'secs': secs, 'cpu': self.cpu_split(m0[1], m1[1]), 'threads': threads,
                 'irqs': m1[3] - m0[3], 'rx_packets': m1[4] - m0[4],
-                'udp_in': m1[5] - m0[5]}
+                'udp_in': m1[5] - m0[5], 'irqs_tx': m1[6] - m0[6]}
 
     def sut_counters(self):
         """packets the SUT's NIC took, datagrams its sockets got"""
@@ -380,12 +389,49 @@ class Bench:
         srv = self.spawn(['sockperf', 'server', '-i', ip, '-p', PP_PORT], ns=srv_ns, cpu=SUT_CPU)
         try:
             self.wait_listen(srv_ns, PP_PORT, udp=True)
+            c0 = self.sched_counts()
             out = self.run(['sockperf', 'ping-pong', '-i', ip, '-p', PP_PORT, '-t', self.secs,
                             '-m', 64, '--full-rtt'], ns=cli_ns, cpu=GEN_CPU,
                            timeout=self.secs + 60)
+            c1 = self.sched_counts()
         finally:
             self.stop(srv)
-        return {'test': test, **self.sockperf_stats(out)}
+        # what each round trip cost the scheduler: context switches and
+        # NET_RX softirqs (all CPUs), per message sent
+        sent = re.search(r'\[Total Run\].*?SentMessages=(\d+)', out)
+        n = int(sent.group(1)) if sent else 0
+        per = {f'{k}_per_rt': (c1[k] - c0[k]) / n if n else None for k in c0}
+        return {'test': test, **self.sockperf_stats(out), **per}
+
+    @staticmethod
+    def sched_counts():
+        c = {}
+        for line in open('/proc/stat'):
+            if line.startswith('ctxt '):
+                c['ctxt'] = int(line.split()[1])
+        for line in open('/proc/softirqs'):
+            f = line.split()
+            if f and f[0] == 'NET_RX:':
+                c['net_rx'] = sum(int(x) for x in f[1:])
+        return c
+
+    def profile(self):
+        """why knapid costs request-response latency: the scheduler's work
+        per round trip, softirq against knapid, interleaved"""
+        for r in range(self.rounds):
+            for i, mode in enumerate(('softirq', 'knapid')[r % 2:] + ('softirq', 'knapid')[:r % 2]):
+                self.set_mode(mode)
+                for test, a, b, ip in (('pp_virtio', SUT_NS, GEN_NS, SUT_IP),
+                                       ('pp_veth', VA_NS, VB_NS, VA_IP),
+                                       ('pp_lo', LO_NS, LO_NS, '127.0.0.1')):
+                    rec = self.ping_pong(test, a, b, ip)
+                    self.res['t1'].append({'round': r, 'mode': mode, **rec})
+                    if rec['ctxt_per_rt'] is None:
+                        raise BenchError(f'{test}: sockperf printed no message count')
+                    self.log(f'round {r + 1} {mode} {test}: p50 {rec["p50_us"]:.0f} us, '
+                             f'{rec["ctxt_per_rt"]:.2f} context switches and '
+                             f'{rec["net_rx_per_rt"]:.2f} NET_RX softirqs per round trip')
+                self.save()
 
     def iperf_server(self):
         srv = self.spawn(['iperf3', '-s', '-1', '-B', SUT_IP, '-p', IPERF_PORT],
@@ -494,10 +540,22 @@ class Bench:
         log = os.path.join(self.out, 'epoll-server.log')
         srv = self.spawn(['sockperf', 'server', '-F', 'e', '-f', conns, '--timeout=-1'],
                          ns=SUT_NS, cpu=SUT_CPU, env=env, log=log)
-        self.wait_listen(SUT_NS, T3_PORT, udp=True)
-        if ep and 'epoll_shim: epoll fd' not in open(log).read():
+        want = []
+        if ep:
+            want.append('epoll_shim: epoll fd')
+        if ep and ep[2]:
+            want.append('epoll_shim: epoll_wait() loops')
+        try:
+            self.wait_listen(SUT_NS, T3_PORT, udp=True)
+            end = time.monotonic() + 10
+            while not all(w in open(log).read() for w in want):
+                if time.monotonic() > end or srv.poll() is not None:
+                    raise BenchError(f'{case}: the epoll server did not take the shim\'s '
+                                     f'settings ({want})')
+                time.sleep(0.1)
+        except BenchError as e:
             self.stop(srv)
-            raise BenchError(f'{case}: the epoll server did not take the shim\'s settings')
+            raise BenchError(f'{e}; server log: {open(log).read()[-400:]}')
         return srv
 
     def under_load(self, case, mps):
@@ -520,15 +578,18 @@ class Bench:
         if not rtt:
             raise BenchError(f'{case} at {mps}: no replies')
 
-        def q(p):
-            return rtt[min(len(rtt) - 1, int(p * len(rtt)))]
+        def q(p):  # nearest rank
+            return rtt[max(0, math.ceil(p * len(rtt)) - 1)]
         drop = re.search(r'# dropped messages = (\d+)', out)
         # served: the datagrams the server's socket got, per second of load
         return {'achieved_mps': d['udp_in'] / float(tot.group(1)),
                 'mean_us': statistics.fmean(rtt), 'p50_us': q(0.5), 'p95_us': q(0.95),
                 'p99_us': q(0.99), 'cpu_busy': 100 - d['cpu']['cpu0']['idle'],
-                'irqs': d['irqs'], 'requests': d['rx_packets'],
-                'irq_per_req': d['irqs'] / max(1, d['rx_packets']),
+                # both vectors of the SUT's NIC: RX (what suspension
+                # masks) and TX completions
+                'irqs': d['irqs'] + d['irqs_tx'], 'irqs_rx': d['irqs'],
+                'irqs_tx': d['irqs_tx'], 'requests': d['rx_packets'],
+                'irq_per_req': (d['irqs'] + d['irqs_tx']) / max(1, d['rx_packets']),
                 'dropped': int(drop.group(1)) if drop else 0}
 
     def case_loads(self, case, knapid, loads):
@@ -626,6 +687,7 @@ class Bench:
             return self.tap_serve()
         self.setup()
         self.res = {'meta': {'kernel': os.uname().release, 'boot': self.boot,
+                             'commit': self.commit,
                              'cmdline': self.read('/proc/cmdline'), 'accel': 'TCG',
                              'vcpus': os.cpu_count(), 'quick': self.quick,
                              'rounds': self.rounds, 'secs': self.secs,
@@ -639,6 +701,8 @@ class Bench:
             self.table1(['softirq', 'threadirqs'])
         elif self.boot == 'ab':
             self.table1(['softirq', 'knapid'])
+        elif self.boot == 'profile':
+            self.profile()
         else:
             self.table1(['softirq', 'knapid', 'threaded'])
             self.table3()
@@ -654,9 +718,12 @@ def main():
     ap.add_argument('--out', required=True)
     ap.add_argument('--ksrc', required=True)
     ap.add_argument('--shim', required=True)
+    ap.add_argument('--commit', default=None, help='the harness commit, for the report')
     # ab: Table 1 and 2 for softirq and knapid only, to compare two kernels
     # tap: serve bench/topology-probe.sh's host-side load generator
-    ap.add_argument('--boot', choices=('main', 'threadirqs', 'ab', 'tap'), default='main')
+    # profile: context switches and NET_RX softirqs per round trip
+    ap.add_argument('--boot', choices=('main', 'threadirqs', 'ab', 'tap', 'profile'),
+                    default='main')
     ap.add_argument('--quick', action='store_true')
     ap.add_argument('--rounds', type=int, help='override the rounds (debugging)')
     ap.add_argument('--secs', type=int, help='override the seconds per measurement (debugging)')
@@ -671,8 +738,9 @@ def main():
             b.save()
         else:
             b.main()
-    except (BenchError, OSError, ValueError, KeyError) as e:
-        b.log(f'FAILED: {e}')
+    except Exception as e:  # noqa: BLE001 -- every failure must say why
+        traceback.print_exc()
+        b.log(f'FAILED: {e}' if isinstance(e, BenchError) else f'FAILED: {type(e).__name__}: {e}')
         sys.exit(1)
 
 

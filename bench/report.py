@@ -229,6 +229,8 @@ def load_boot(path) -> Boot:
             raise InputError(f"{fname}: missing '{part}'")
     if not isinstance(doc['meta'], dict) or doc['meta'].get('boot') not in (MAIN, TIRQ):
         raise InputError(f"{fname}: meta.boot must be '{MAIN}' or '{TIRQ}'")
+    if doc.get('complete') is not True:
+        raise InputError(f'{fname}: the run did not finish (no "complete": true)')
     check_records(fname, 't1', doc['t1'], t1_keys)
     check_records(fname, 't2', doc['t2'], lambda r: ('mode',) + T2_KEYS)
     check_records(fname, 't3', doc.get('t3') or [], lambda r: T3_KEYS)
@@ -758,7 +760,12 @@ def table3_section(main, outdir):
         return lines + ['not run', '']
     loads, cases = t3_loads(main), t3_cases(main)
     lines += ['Main boot, one sub-table per offered load. Ratios are against base at the same '
-              'load. "+knapid" = the case run with knapid enabled.', '']
+              'load. "+knapid" = the case run with knapid enabled. Requests: sockperf '
+              'under-load, open loop, 64-byte UDP; every 10th request is answered and '
+              'timed (RTT). Achieved = datagrams the server\'s socket got per second. '
+              'Interrupts per request count both MSI-X vectors of the SUT\'s NIC (RX, '
+              'which suspension masks, and TX completions) against the packets it received.',
+              '']
     for load in loads:
         table, rounds = t3_table(main, load, cases)
         lines += [load_heading(main, load), '', table, '', rounds_note(rounds), '']

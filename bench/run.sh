@@ -15,7 +15,8 @@
 # For a design experiment: FLAVOUR=NAME boots work/build-NAME instead of the
 # release kernel, and BOOTS=ab runs Table 1 and 2 for softirq and knapid only
 # (their ratio, in one boot, is what two kernels are compared by); such a
-# run writes the raw JSON but no report.
+# run writes the raw JSON but no report. BOOTS=profile counts context
+# switches and NET_RX softirqs per request-response round trip.
 set -uo pipefail
 . "$(dirname "$0")/../scripts/common.sh"
 
@@ -52,16 +53,19 @@ hub="$hub -netdev hubport,id=hp1,hubid=0 -device virtio-net-pci,netdev=hp1"
 # boot NAME APPEND: one guest, a progress line every 30 s from the guest's log
 boot() {
 	local name=$1 append=$2 pid rc
-	local cmd="/usr/bin/python3 $TOP/bench/guest_bench.py --out $out --ksrc $LINUX --shim $out/epoll_shim.so --boot $name $qflag"
+	local cmd="/usr/bin/python3 $TOP/bench/guest_bench.py --out $out --ksrc $LINUX --shim $out/epoll_shim.so --commit $commit --boot $name $qflag"
+	local t0
 	echo "scripts/run-guest.sh $flavour $out $tmo '$cmd' '$append' '$hub'" >> "$out/commands.txt"
 	"$TOP/scripts/run-guest.sh" "$flavour" "$out" "$tmo" "$cmd" "$append" "$hub" &
 	pid=$!
+	t0=$(date +%s)
 	while kill -0 "$pid" 2>/dev/null; do
 		sleep 30
-		[ -s "$out/progress-$name.log" ] && log "$(tail -n 1 "$out/progress-$name.log")"
+		log "bench $name, $(($(date +%s) - t0))s: $(tail -n 1 "$out/progress-$name.log" 2>/dev/null || echo booting)"
 	done
 	wait "$pid"
 	rc=$?
+	pid=
 	mv "$out/console.log" "$out/console-$name.log"
 	grep -q '^\[bench.*\] done$' "$out/progress-$name.log" 2>/dev/null ||
 		die "bench: the $name boot did not finish (exit $rc): $(grep FAILED "$out/progress-$name.log" 2>/dev/null | tail -n 1) (console: $out/console-$name.log)"
@@ -69,12 +73,16 @@ boot() {
 		die "bench: the $name boot left a kernel splat (above)"
 }
 
+# an interrupted run takes its guest with it (timeout, vng and QEMU are
+# children of run-guest.sh)
+pid=
+trap '[ -n "$pid" ] && pkill -TERM -P "$pid"' EXIT
 start=$(date +%s)
 for b in $boots; do
 	case $b in
-	main | ab) boot "$b" "" ;;
+	main | ab | profile) boot "$b" "" ;;
 	threadirqs) boot threadirqs threadirqs ;;
-	*) die "BOOTS: main, threadirqs or ab, not '$b'" ;;
+	*) die "BOOTS: main, threadirqs, ab or profile, not '$b'" ;;
 	esac
 done
 if [ "$boots" != "main threadirqs" ]; then
@@ -89,13 +97,14 @@ fi
 	/usr/bin/python3 -c 'import json, sys
 for f in sys.argv[1:]:
     print("\n".join(json.load(open(f))["commands"]))' "$out/result-main.json" "$out/result-threadirqs.json" | sort -u
-} >> "$out/commands.txt"
+} >> "$out/commands.txt" || die "bench: cannot list the guest's commands"
 rm -f "$out/epoll_shim.so" "$out/flood.json" "$out/conns.txt" "$out/epoll-server.log"
 log "bench: done in $(($(date +%s) - start))s: $out/report.md"
 if [ -z "$quick" ]; then
 	pub=$TOP/reports/bench-$(basename "$out")
 	rm -rf "$pub"
 	mkdir -p "$pub"
-	cp "$out"/report.md "$out"/*.png "$out"/result-*.json "$out"/commands.txt "$pub"/
+	cp "$out"/report.md "$out"/*.png "$out"/result-*.json "$out"/commands.txt "$pub"/ ||
+		die "bench: copying the report to $pub failed"
 	log "bench: the full run is copied to ${pub#"$TOP"/} (commit it)"
 fi
