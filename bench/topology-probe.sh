@@ -17,8 +17,13 @@ out=$TOP/results/bench/topology-$(date -u +%F-%H%M)
 ns=knapid-tap-$$
 rm -rf "$out"
 mkdir -p "$out"
+# the guest (timeout, vng, QEMU: children of run-guest.sh) ends before its tap
 cleanup() {
-	[ -n "${gpid:-}" ] && kill "$gpid" 2>/dev/null
+	if [ -n "${gpid:-}" ]; then
+		touch "$out/stop"
+		pkill -TERM -P "$gpid" 2>/dev/null
+		wait "$gpid" 2>/dev/null
+	fi
 	ip netns del "$ns" 2>/dev/null
 }
 trap cleanup EXIT
@@ -60,8 +65,9 @@ for i in 1 2 3; do
 	measure "underload-$i" sockperf under-load -i 192.0.2.1 -p 11112 -t 3 -m 64 --reply-every=10 --mps=max
 done
 touch "$out/stop"
-wait "$gpid"
+wait "$gpid" || die "the guest failed (console: $out/console.log)"
 gpid=
+grep -q '\] done$' "$out/progress-tap.log" || die "the guest did not finish serving"
 
 /usr/bin/python3 - "$out" > "$out/summary.md" <<'EOF'
 import json, re, statistics, sys
@@ -93,4 +99,5 @@ print('| measurement | median (min-max) of 3 | SUT vCPU busy |')
 print('|---|---|---|')
 print('\n'.join(rows))
 EOF
+[ $? = 0 ] || die "topology: the summary failed"
 cat "$out/summary.md"

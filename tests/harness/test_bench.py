@@ -27,7 +27,7 @@ def test_report_has_goals_tables_and_plots(tmp_path):
     assert r.returncode == 0, r.stderr
     md = (tmp_path / 'out' / 'report.md').read_text()
     goals = md.split('## Goals')[1].split('## Table 1')[0]
-    assert goals.count('| yes |') + goals.count('| no |') == 9
+    assert goals.count('| yes |') + goals.count('| no |') == 10
     for section in ('## Table 1', '## Table 2', '## Table 3'):
         assert section in md
     for png in ('t1_latency', 't1_cpu', 't2_cyclictest', 't3_latency', 't3_cpu',
