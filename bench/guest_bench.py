@@ -40,7 +40,8 @@ SUT_CPU, GEN_CPU = 0, 1
 PP_PORT, IPERF_PORT, T3_PORT = 11111, 5201, 11112
 # the generator is emulated as fast as the SUT: made to take a reply for
 # every request it would saturate first (measured: 14,208 of 32,238 replies
-# dropped at 40% of MAX, SUT vCPU 16% busy); every 10th request is answered
+# dropped at 40% of MAX, SUT vCPU 16% busy, one debug round with a kernel
+# build on the host alongside); every 10th request is answered
 # and timed, so the SUT's receive path is what the load saturates
 T3_REPLY_EVERY = 10
 
