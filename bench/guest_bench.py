@@ -65,6 +65,48 @@ class BenchError(Exception):
     pass
 
 
+class HostProc:
+    """A load generator's command running natively on the host, in the tap's
+    netns, started by bench/tap_host.py from a request file in OUT/host/:
+    req-N.json {"argv", "timeout"} in; out-N.log, then rc-N, back; cancel-N
+    asks the host to kill it."""
+
+    def __init__(self, d, n, argv, timeout):
+        self.d, self.n, self.argv = d, n, argv
+        self.path = lambda what: os.path.join(d, f'{what}-{n}')
+        tmp = self.path('req') + '.tmp'
+        with open(tmp, 'w') as f:
+            json.dump({'argv': argv, 'timeout': timeout}, f)
+        os.replace(tmp, self.path('req') + '.json')
+        self.rc = None
+
+    def poll(self):
+        if self.rc is None and os.path.exists(self.path('rc')):
+            self.rc = int(self.read_rc())
+        return self.rc
+
+    def read_rc(self):
+        with open(self.path('rc')) as f:
+            return f.read().strip()
+
+    def wait(self, timeout):
+        end = time.monotonic() + timeout
+        while self.poll() is None:
+            if time.monotonic() > end:
+                raise subprocess.TimeoutExpired(self.argv, timeout)
+            time.sleep(0.02)
+        return self.rc
+
+    def output(self):
+        with open(self.path('out') + '.log', errors='replace') as f:
+            return f.read()
+
+    def stop(self):
+        if self.poll() is None:
+            open(self.path('cancel'), 'w').close()
+            self.wait(30)
+
+
 class Bench:
     def __init__(self, args):
         self.out = args.out
@@ -90,6 +132,8 @@ class Bench:
             self.secs = self.t3_secs = args.secs
         self.commands = set()
         self.napi_vals = None
+        # the tap boot's generator runs on the host: requests go through here
+        self.host_dir, self.host_n = None, 0
 
     # -- plumbing ---------------------------------------------------------
 
@@ -127,8 +171,40 @@ class Bench:
         return subprocess.Popen(argv, stdout=f, stderr=subprocess.STDOUT,
                                 env=env, start_new_session=True)
 
+    def gen_spawn(self, cmd, timeout, log=None):
+        """a command of the load generator: in netns bench-gen on vCPU 1,
+        or, in the tap boot, native on the host (bench/tap_host.py); the
+        host's output goes to LOG when it ends"""
+        if not self.host_dir:
+            return self.spawn(cmd, ns=GEN_NS, cpu=GEN_CPU, log=log)
+        argv = [str(c) for c in cmd]
+        self.commands.add('host: ' + ' '.join(argv))
+        self.host_n += 1
+        p = HostProc(self.host_dir, self.host_n, argv, timeout)
+        p.log = log
+        return p
+
+    def gen_run(self, cmd, timeout):
+        if not self.host_dir:
+            return self.run(cmd, ns=GEN_NS, cpu=GEN_CPU, timeout=timeout)
+        p = self.gen_spawn(cmd, timeout)
+        try:
+            rc = p.wait(timeout + 30)
+        except subprocess.TimeoutExpired:
+            raise BenchError(f'host: {" ".join(p.argv)}: no exit after {timeout}s')
+        out = p.output()
+        if rc:
+            raise BenchError(f'host: {" ".join(p.argv)}: exit {rc}: {out[-600:]}')
+        return out
+
     @staticmethod
     def stop(p):
+        if isinstance(p, HostProc):
+            p.stop()
+            if getattr(p, 'log', None):
+                with open(p.log, 'w') as f:
+                    f.write(p.output())
+            return
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGTERM)
             try:
@@ -367,9 +443,8 @@ class Bench:
     # -- Table 1 and 2 ----------------------------------------------------
 
     def ping(self):
-        out = self.run(['ping', '-n', '-c', self.ping_n, '-i', self.ping_interval,
-                        '-W', 2, SUT_IP], ns=GEN_NS, cpu=GEN_CPU,
-                       timeout=self.ping_n * self.ping_interval * 4 + 60)
+        out = self.gen_run(['ping', '-n', '-c', self.ping_n, '-i', self.ping_interval,
+                            '-W', 2, SUT_IP], timeout=self.ping_n * self.ping_interval * 4 + 60)
         samples = [round(float(x) * 1000, 1) for x in re.findall(r'time=([\d.]+) ms', out)]
         if len(samples) < self.ping_n * 0.9:
             raise BenchError(f'ping: {len(samples)} replies of {self.ping_n}')
@@ -391,9 +466,10 @@ class Bench:
         try:
             self.wait_listen(srv_ns, PP_PORT, udp=True)
             c0 = self.sched_counts()
-            out = self.run(['sockperf', 'ping-pong', '-i', ip, '-p', PP_PORT, '-t', self.secs,
-                            '-m', 64, '--full-rtt'], ns=cli_ns, cpu=GEN_CPU,
-                           timeout=self.secs + 60)
+            cmd = ['sockperf', 'ping-pong', '-i', ip, '-p', PP_PORT, '-t', self.secs,
+                   '-m', 64, '--full-rtt']
+            out = self.gen_run(cmd, timeout=self.secs + 60) if cli_ns == GEN_NS else \
+                self.run(cmd, ns=cli_ns, cpu=GEN_CPU, timeout=self.secs + 60)
             c1 = self.sched_counts()
         finally:
             self.stop(srv)
@@ -444,7 +520,7 @@ class Bench:
         cmd = ['iperf3', '-c', SUT_IP, '-p', IPERF_PORT, '-t', secs, '-J']
         if rate:
             cmd += ['-b', int(rate)]
-        res = json.loads(self.run(cmd, ns=GEN_NS, cpu=GEN_CPU, timeout=secs + 60))
+        res = json.loads(self.gen_run(cmd, timeout=secs + 60))
         if 'error' in res:
             raise BenchError(f'iperf3: {res["error"]}')
         end = res['end']
@@ -466,9 +542,9 @@ class Bench:
     def cyclictest(self):
         """cyclictest SCHED_FIFO 90 on the SUT's CPU while iperf3 floods its NIC"""
         srv = self.iperf_server()
-        flood = self.spawn(['iperf3', '-c', SUT_IP, '-p', IPERF_PORT, '-t', self.secs + 3,
-                            '-J'], ns=GEN_NS, cpu=GEN_CPU,
-                           log=os.path.join(self.out, 'flood.json'))
+        flood = self.gen_spawn(['iperf3', '-c', SUT_IP, '-p', IPERF_PORT, '-t', self.secs + 3,
+                                '-J'], timeout=self.secs + 60,
+                               log=os.path.join(self.out, 'flood.json'))
         try:
             time.sleep(1)
             out = self.run(['cyclictest', '-m', '-q', '-p', 90, '-t', 1, '-a', SUT_CPU,
@@ -495,7 +571,9 @@ class Bench:
         return {'max_us': mx, 'p99_us': p99 if p99 is not None else 20000,
                 'overflows': over, 'samples': n, 'flood_bps': flood_bps}
 
-    def table1(self, modes):
+    def table1(self, modes, nic_only=False):
+        """NIC_ONLY: the rows of the tap boot, which has no veth or lo
+        request-response (they do not involve the generator)"""
         self.set_mode('softirq')
         cal = []
         for i in range(3):
@@ -510,20 +588,21 @@ class Bench:
                 self.set_mode(mode)
                 tag = {'round': r, 'mode': mode}
                 recs = [self.ping(),
-                        self.ping_pong('pp_virtio', SUT_NS, GEN_NS, SUT_IP),
-                        self.ping_pong('pp_veth', VA_NS, VB_NS, VA_IP),
-                        self.ping_pong('pp_lo', LO_NS, LO_NS, '127.0.0.1'),
-                        self.iperf('iperf_max'),
-                        self.iperf('iperf_50', mx * 0.5),
-                        self.iperf('iperf_5', mx * 0.05)]
+                        self.ping_pong('pp_virtio', SUT_NS, GEN_NS, SUT_IP)]
+                if not nic_only:
+                    recs += [self.ping_pong('pp_veth', VA_NS, VB_NS, VA_IP),
+                             self.ping_pong('pp_lo', LO_NS, LO_NS, '127.0.0.1')]
+                recs += [self.iperf('iperf_max'),
+                         self.iperf('iperf_50', mx * 0.5),
+                         self.iperf('iperf_5', mx * 0.05)]
                 self.res['t1'] += [{**tag, **x} for x in recs]
                 t2 = {**tag, **self.cyclictest()}
                 self.res['t2'].append(t2)
                 p = recs[0]['samples_us']
                 self.log(f'round {r + 1}/{self.rounds} {mode}: ping p50 '
                          f'{statistics.median(p):.0f} us, pp p50 {recs[1]["p50_us"]:.0f} us, '
-                         f'iperf3 {recs[4]["bps"] / 1e9:.3f} Gbit/s, CPU0 busy at 5% '
-                         f'{100 - recs[6]["cpu"]["cpu0"]["idle"]:.1f}%, cyclictest max '
+                         f'iperf3 {recs[-3]["bps"] / 1e9:.3f} Gbit/s, CPU0 busy at 5% '
+                         f'{100 - recs[-1]["cpu"]["cpu0"]["idle"]:.1f}%, cyclictest max '
                          f'{t2["max_us"]} us')
                 self.save()
 
@@ -633,16 +712,15 @@ class Bench:
             json.dump(self.res, f)
         os.replace(tmp, os.path.join(self.out, f'result-{self.boot}.json'))
 
-    def tap_serve(self):
-        """The SUT of bench/topology-probe.sh: one virtio NIC on a host tap,
-        the load generator native on the host. Serves until the host writes
-        OUT/stop; for every OUT/start-NAME it writes OUT/meter-NAME.json,
-        the SUT's meters from start-NAME to stop-NAME."""
+    def setup_tap(self):
+        """one virtio NIC, on a tap into a netns of the host where the load
+        generator runs natively (bench/tap_host.py, bench/topology-probe.sh)"""
         devs = self.virtio_netdevs()
         if len(devs) != 1:
             raise BenchError(f'expected one virtio-net NIC on a tap, found {devs}')
         self.sut = devs[0]
         v = os.path.basename(os.readlink(f'/sys/class/net/{self.sut}/device'))
+        self.virtio = {self.sut: v}
         self.irqs = {}
         for q in ('input.0', 'output.0'):
             self.irqs[(self.sut, q)] = self.irq_of(f'{v}-{q}')
@@ -651,6 +729,29 @@ class Bench:
         self.run(['ip', 'link', 'set', self.sut, 'netns', SUT_NS])
         self.run(['ip', 'addr', 'add', f'{SUT_IP}/24', 'dev', self.sut], ns=SUT_NS)
         self.run(['ip', 'link', 'set', self.sut, 'up'], ns=SUT_NS)
+        self.sut_ifindex = int(self.run(['cat', f'/sys/class/net/{self.sut}/ifindex'], ns=SUT_NS))
+        napis = self.ynl('--dump', 'napi-get', {'ifindex': self.sut_ifindex})
+        if len(napis) != 1:
+            raise BenchError(f'expected one NAPI on {self.sut}, napi-get says {napis}')
+        self.napi = napis[0]['id']
+        self.topology = (
+            f'one virtio-net-pci NIC (MSI-X, one queue pair) on a tap device in a network '
+            f'namespace of the host; SUT {self.sut} ({v}, NAPI {self.napi}) {SUT_IP} in netns '
+            f'{SUT_NS}; load generator native on the host, {GEN_IP} on the tap')
+        self.pinning = (
+            f'SUT vCPU {SUT_CPU}: irqs {self.irqs[(self.sut, "input.0")]}/'
+            f'{self.irqs[(self.sut, "output.0")]} ({v} input/output), every server, '
+            f'the per-NAPI thread (threaded mode), knapid/{SUT_CPU}; the harness in the guest '
+            f'on vCPU {GEN_CPU}; cyclictest SCHED_FIFO 90 on vCPU {SUT_CPU}; '
+            f'NAPI threads at SCHED_OTHER; the host generator unpinned')
+        self.log(self.topology)
+        self.log(self.pinning)
+
+    def tap_serve(self):
+        """The SUT of bench/topology-probe.sh: serves until the host writes
+        OUT/stop; for every OUT/start-NAME it writes OUT/meter-NAME.json,
+        the SUT's meters from start-NAME to stop-NAME."""
+        self.setup_tap()
         if os.path.exists(KNAPID):
             self.write(KNAPID, 0)
         conns = os.path.join(self.out, 'conns.txt')
@@ -684,9 +785,17 @@ class Bench:
         self.log('done')
 
     def main(self):
-        if self.boot == 'tap':
+        if self.boot == 'serve':
             return self.tap_serve()
-        self.setup()
+        if self.boot == 'tap':
+            os.sched_setaffinity(0, {GEN_CPU})
+            self.host_dir = os.path.join(self.out, 'host')
+            if not os.path.isdir(self.host_dir):
+                raise BenchError(f'no {self.host_dir}: is bench/tap_host.py serving?')
+            self.setup_tap()
+            self.run(['ping', '-q', '-c', 3, '-i', 0.2, '-w', 20, GEN_IP], ns=SUT_NS)
+        else:
+            self.setup()
         self.res = {'meta': {'kernel': os.uname().release, 'boot': self.boot,
                              'commit': self.commit,
                              'cmdline': self.read('/proc/cmdline'), 'accel': 'TCG',
@@ -704,6 +813,8 @@ class Bench:
             self.table1(['softirq', 'knapid'])
         elif self.boot == 'profile':
             self.profile()
+        elif self.boot == 'tap':
+            self.table1(['softirq', 'knapid', 'threaded'], nic_only=True)
         else:
             self.table1(['softirq', 'knapid', 'threaded'])
             self.table3()
@@ -721,9 +832,11 @@ def main():
     ap.add_argument('--shim', required=True)
     ap.add_argument('--commit', default=None, help='the harness commit, for the report')
     # ab: Table 1 and 2 for softirq and knapid only, to compare two kernels
-    # tap: serve bench/topology-probe.sh's host-side load generator
+    # tap: Tables 1 and 2 on the NIC only, the generator native on the host
+    # (through bench/tap_host.py)
+    # serve: serve bench/topology-probe.sh's host-side load generator
     # profile: context switches and NET_RX softirqs per round trip
-    ap.add_argument('--boot', choices=('main', 'threadirqs', 'ab', 'tap', 'profile'),
+    ap.add_argument('--boot', choices=('main', 'threadirqs', 'ab', 'tap', 'serve', 'profile'),
                     default='main')
     ap.add_argument('--quick', action='store_true')
     ap.add_argument('--rounds', type=int, help='override the rounds (debugging)')

@@ -33,7 +33,7 @@ ip netns add "$ns" &&
 	ip -n "$ns" addr add 192.0.2.2/24 dev tap0 &&
 	ip -n "$ns" link set tap0 up || die "cannot make the tap in netns $ns"
 
-cmd="/usr/bin/python3 $TOP/bench/guest_bench.py --out $out --ksrc $LINUX --shim /dev/null --boot tap"
+cmd="/usr/bin/python3 $TOP/bench/guest_bench.py --out $out --ksrc $LINUX --shim /dev/null --boot serve"
 GUEST_CPUS=${TAP_CPUS:-1} ip netns exec "$ns" "$TOP/scripts/run-guest.sh" release "$out" 1200 "$cmd" "" \
 	"-netdev tap,id=n0,ifname=tap0,script=no,downscript=no -device virtio-net-pci,netdev=n0" &
 gpid=$!
@@ -67,7 +67,7 @@ done
 touch "$out/stop"
 wait "$gpid" || die "the guest failed (console: $out/console.log)"
 gpid=
-grep -q '\] done$' "$out/progress-tap.log" || die "the guest did not finish serving"
+grep -q '\] done$' "$out/progress-serve.log" || die "the guest did not finish serving"
 
 /usr/bin/python3 - "$out" > "$out/summary.md" <<'EOF'
 import json, re, statistics, sys

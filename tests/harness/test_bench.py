@@ -35,6 +35,27 @@ def test_report_has_goals_tables_and_plots(tmp_path):
         assert (tmp_path / 'out' / f'{png}.png').stat().st_size > 1000
 
 
+def test_report_takes_the_tap_boot_for_throughput_goals(tmp_path):
+    fake(tmp_path)
+    r = report(tmp_path, 'main.json', 'threadirqs.json', 'tap.json')
+    assert r.returncode == 0, r.stderr
+    md = (tmp_path / 'out' / 'report.md').read_text()
+    goals = md.split('## Goals')[1].split('## Table 1')[0]
+    assert goals.count(', tap boot)') == 1 and goals.count('softirq, tap boot') == 2
+    tap = md.split('## Table 1b and 2b')[1]
+    assert '### Table 1b' in tap and '### Table 2b' in tap
+    assert 'ping-pong virtio' in tap and 'ping-pong veth' not in tap
+    assert (tmp_path / 'out' / 't1b_tap.png').stat().st_size > 1000
+
+
+def test_report_refuses_an_unfinished_run(tmp_path):
+    fake(tmp_path)
+    r = report(tmp_path, 'unfinished.json', 'threadirqs.json')
+    assert r.returncode == 1
+    assert 'did not finish' in r.stderr
+    assert not (tmp_path / 'out' / 'report.md').exists()
+
+
 def test_report_refuses_incomplete_input(tmp_path):
     fake(tmp_path)
     r = report(tmp_path, 'no_t1.json')
