@@ -69,9 +69,11 @@ wait "$gpid" || die "the guest failed (console: $out/console.log)"
 gpid=
 grep -q '\] done$' "$out/progress-serve.log" || die "the guest did not finish serving"
 
-/usr/bin/python3 - "$out" > "$out/summary.md" <<'EOF'
+/usr/bin/python3 - "$out" "$TOP/bench" > "$out/summary.md" <<'EOF'
 import json, re, statistics, sys
 out = sys.argv[1]
+sys.path.insert(0, sys.argv[2])
+from guest_bench import Bench  # the parsers make bench uses
 def meter(n):
     return json.load(open(f'{out}/meter-{n}.json'))
 def busy(m):
@@ -86,7 +88,7 @@ for kind in ('iperf3', 'pingpong', 'underload'):
         if kind == 'iperf3':
             vals.append(json.loads(txt)['end']['sum_received']['bits_per_second'] / 1e9)
         elif kind == 'pingpong':
-            vals.append(float(re.search(r'percentile 50.000 = +([\d.]+)', txt).group(1)))
+            vals.append(Bench.sockperf_stats(txt)['p50_us'])
         else:
             run = float(re.search(r'\[Total Run\] RunTime=([\d.]+)', txt).group(1))
             vals.append(m['udp_in'] / run)
