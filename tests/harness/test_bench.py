@@ -93,3 +93,26 @@ def test_cpu_split_shares():
     b = {'cpu0': [110, 0, 60, 860, 0, 10, 60, 0]}
     s = guest_bench.Bench.cpu_split(a, b)['cpu0']
     assert s['usr'] == 10 and s['sys'] == 10 and s['softirq'] == 20 and s['idle'] == 60
+
+
+def test_epoll_shim_sets_the_params_it_is_given(tmp_path):
+    """the shim must really set EPIOCSPARAMS on the server's epoll fd: read
+    them back with EPIOCGPARAMS (this host's kernel has both since 6.9)"""
+    so = tmp_path / 'epoll_shim.so'
+    subprocess.run(['gcc', '-O2', '-Wall', '-shared', '-fPIC', '-o', str(so),
+                    str(BENCH / 'epoll_shim.c'), '-ldl'], check=True)
+    prog = ('import fcntl, select, struct\n'
+            'ep = select.epoll()\n'      # epoll_create1(), which the shim wraps
+            'buf = fcntl.ioctl(ep.fileno(), 0x80088a02, bytes(8))\n'   # EPIOCGPARAMS
+            'print(*struct.unpack("IHBB", buf))\n')
+    env = {'PATH': '/usr/bin:/bin', 'LD_PRELOAD': str(so), 'EPOLL_BUSY_POLL_USECS': '50',
+           'EPOLL_BUSY_POLL_BUDGET': '16', 'EPOLL_PREFER_BUSY_POLL': '1'}
+    r = subprocess.run([PY, '-c', prog], env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ['50', '16', '1', '0']
+    assert 'epoll_shim: epoll fd' in r.stderr
+    # and without the variables it leaves the fd alone
+    env = {'PATH': '/usr/bin:/bin', 'LD_PRELOAD': str(so)}
+    r = subprocess.run([PY, '-c', prog], env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ['0', '0', '0', '0']
