@@ -421,7 +421,7 @@ class Bench:
     def meters(self):
         return (time.monotonic(), self.cpu_ticks(), self.thread_ticks(),
                 self.irq_count(self.irqs[(self.sut, 'input.0')]), *self.sut_counters(),
-                self.irq_count(self.irqs[(self.sut, 'output.0')]))
+                self.irq_count(self.irqs[(self.sut, 'output.0')]), self.sched_counts())
 
     def meter_delta(self, m0):
         m1 = self.meters()
@@ -431,7 +431,9 @@ class Bench:
                    for k, v in m1[2].items() if v - m0[2].get(k, 0) > 0}
         return {'secs': secs, 'cpu': self.cpu_split(m0[1], m1[1]), 'threads': threads,
                 'irqs': m1[3] - m0[3], 'rx_packets': m1[4] - m0[4],
-                'udp_in': m1[5] - m0[5], 'irqs_tx': m1[6] - m0[6]}
+                'udp_in': m1[5] - m0[5], 'irqs_tx': m1[6] - m0[6],
+                # context switches and NET_RX softirqs, all CPUs
+                'sched': {k: v - m0[7][k] for k, v in m1[7].items()}}
 
     def sut_counters(self):
         """packets the SUT's NIC took, datagrams its sockets got"""
@@ -537,7 +539,8 @@ class Bench:
             self.stop(srv)
         return {'test': test, 'bps': bps, 'retransmits': retr, 'secs': d['secs'],
                 'cpu': {'cpu0': d['cpu']['cpu0'], 'cpu1': d['cpu']['cpu1']},
-                'threads': d['threads'], 'irqs': d['irqs']}
+                'threads': d['threads'], 'irqs': d['irqs'], 'rx_packets': d['rx_packets'],
+                'sched': d['sched']}
 
     def cyclictest(self):
         """cyclictest SCHED_FIFO 90 on the SUT's CPU while iperf3 floods its NIC"""
