@@ -524,7 +524,7 @@ def calibration_text(boot) -> str:
     return '; '.join(parts) or 'n/a'
 
 
-def header(main, tirq, outdir):
+def header(main, tirq, outdir, tap=None):
     m = main.meta
     quick = {True: 'quick', False: 'full'}.get(m.get('quick'), 'n/a')
     lines = ['# knapid and IRQ suspension benchmark', '']
@@ -551,7 +551,13 @@ def header(main, tirq, outdir):
             if tirq.meta.get(key) != main.meta.get(key):
                 lines.append(f'- **Warning:** {key} differs between the boots: '
                              f'main {meta_get(main, key)}, threadirqs {meta_get(tirq, key)}')
-    for b in (main, tirq):
+    if tap and tap.meta.get('kernel') != main.meta.get('kernel'):
+        lines.append(f'- **Warning:** the tap boot ran another kernel: '
+                     f'{meta_get(tap, "kernel")}, main {meta_get(main, "kernel")}')
+    if tap and tap.meta.get('commit') != main.meta.get('commit'):
+        lines.append(f'- **Tap boot:** harness commit {meta_get(tap, "commit")}, kernel '
+                     f'{meta_get(tap, "kernel")} (Tables 1b and 2b)')
+    for b in (main, tirq, tap):
         if b and b.unknown_tests:
             lines.append(f'- **Ignored:** unknown t1 tests in `{b.file}`: {", ".join(b.unknown_tests)}')
     lines += ['', 'Cells: median over rounds, then (min-max) across rounds. Ratio columns divide '
@@ -699,7 +705,9 @@ def tap_section(tap, outdir):
     rows = [r for r in table1_rows() if not any(p in r.label for p in ('veth', ' lo '))]
     lines += text_item('Topology', meta_get(tap, 'topology'))
     lines += text_item('Pinning', meta_get(tap, 'pinning'))
-    lines += [f'- **Boot:** `{tap.file}`, {meta_get(tap, "started")} / {meta_get(tap, "finished")}; '
+    lines += [f'- **Boot:** `{tap.file}`, kernel {meta_get(tap, "kernel")}, harness commit '
+              f'{meta_get(tap, "commit")}, {meta_get(tap, "rounds")} rounds of '
+              f'{meta_get(tap, "secs")} s, {meta_get(tap, "started")} / {meta_get(tap, "finished")}; '
               f'calibration {calibration_text(tap)}', '',
               'Why: the in-guest generator shares the host\'s two cores with the SUT\'s vCPU '
               'and is emulated as slowly, so it cannot saturate the SUT (Table 1\'s CPU0 at '
@@ -856,7 +864,7 @@ def write_report(outdir, main, tirq, tap=None):
             os.remove(os.path.join(outdir, name))
         except FileNotFoundError:
             pass
-    lines = header(main, tirq, outdir)
+    lines = header(main, tirq, outdir, tap)
     lines += goals_section(main, tap)
     lines += table1_section(main, tirq, outdir)
     lines += table2_section(main, tirq, outdir)
