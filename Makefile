@@ -12,8 +12,8 @@ FLAVOURS := release debug nothreaded
 help:
 	@echo "make demo           build the patched kernel, boot it under QEMU TCG, show the series at work"
 	@echo "make check          harness self-tests, lint, debug kernel, kselftests in the guest, splat gate"
-	@echo "make bench          the seeds' benchmark tables on virtio-net (68 min), report + plots in results/bench/;"
-	@echo "                    QUICK=1 for a short run"
+	@echo "make bench          the seeds' benchmark tables on virtio-net (about 82 min: three boots), report + plots in results/bench/;"
+	@echo "                    QUICK=1: the main boot only, 5 rounds of 2 s (about 24 min)"
 	@echo "make export         write the kernel work tree's commits into patches/"
 	@echo "make series-status  fail if the work tree holds work that patches/ lacks"
 	@echo "make build-each     build every patch of the series on its own (knapid on and off)"
