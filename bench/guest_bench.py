@@ -268,6 +268,38 @@ class Bench:
                   'net.ipv6.conf.default.disable_ipv6=1'], ns=name)
         self.run(['ip', 'link', 'set', 'lo', 'up'], ns=name)
 
+    def pin_nic(self, dev, cpu):
+        """both vectors of DEV's virtio device onto CPU, into self.irqs"""
+        v = os.path.basename(os.readlink(f'/sys/class/net/{dev}/device'))
+        self.virtio[dev] = v
+        for q in ('input.0', 'output.0'):
+            irq = self.irq_of(f'{v}-{q}')
+            self.irqs[(dev, q)] = irq
+            self.write(f'/proc/irq/{irq}/smp_affinity_list', cpu)
+            got = self.read(f'/proc/irq/{irq}/smp_affinity_list')
+            if got != str(cpu):
+                raise BenchError(f'irq {irq} ({v}-{q}) affinity {got}, wanted {cpu}')
+
+    def nic_into_ns(self, dev, name, ip):
+        self.ns(name)
+        self.run(['ip', 'link', 'set', dev, 'netns', name])
+        self.run(['ip', 'addr', 'add', f'{ip}/24', 'dev', dev], ns=name)
+        self.run(['ip', 'link', 'set', dev, 'up'], ns=name)
+
+    def find_sut_napi(self):
+        self.sut_ifindex = int(self.run(['cat', f'/sys/class/net/{self.sut}/ifindex'], ns=SUT_NS))
+        napis = self.ynl('--dump', 'napi-get', {'ifindex': self.sut_ifindex})
+        if len(napis) != 1:
+            raise BenchError(f'expected one NAPI on {self.sut}, napi-get says {napis}')
+        self.napi = napis[0]['id']
+
+    def sut_pinning(self, generator):
+        return (f'SUT vCPU {SUT_CPU}: irqs {self.irqs[(self.sut, "input.0")]}/'
+                f'{self.irqs[(self.sut, "output.0")]} ({self.virtio[self.sut]} input/output), '
+                f'every server, the per-NAPI thread (threaded mode), knapid/{SUT_CPU}; '
+                f'{generator}; cyclictest SCHED_FIFO 90 on vCPU {SUT_CPU}; '
+                f'NAPI threads at SCHED_OTHER')
+
     def setup(self):
         if os.cpu_count() < 2:
             raise BenchError(f'needs 2 vCPUs, the guest has {os.cpu_count()}')
@@ -277,23 +309,12 @@ class Bench:
         self.sut, self.gen = devs[0], devs[1]
         self.virtio = {}
         self.irqs = {}
-        for dev, cpu in ((self.sut, SUT_CPU), (self.gen, GEN_CPU)):
-            v = os.path.basename(os.readlink(f'/sys/class/net/{dev}/device'))
-            self.virtio[dev] = v
-            for q in ('input.0', 'output.0'):
-                irq = self.irq_of(f'{v}-{q}')
-                self.irqs[(dev, q)] = irq
-                self.write(f'/proc/irq/{irq}/smp_affinity_list', cpu)
-                got = self.read(f'/proc/irq/{irq}/smp_affinity_list')
-                if got != str(cpu):
-                    raise BenchError(f'irq {irq} ({v}-{q}) affinity {got}, wanted {cpu}')
+        self.pin_nic(self.sut, SUT_CPU)
+        self.pin_nic(self.gen, GEN_CPU)
         macs = {d: self.read(f'/sys/class/net/{d}/address') for d in devs[:2]}
         for name, dev, ip, peer, pdev in ((SUT_NS, self.sut, SUT_IP, GEN_IP, self.gen),
                                           (GEN_NS, self.gen, GEN_IP, SUT_IP, self.sut)):
-            self.ns(name)
-            self.run(['ip', 'link', 'set', dev, 'netns', name])
-            self.run(['ip', 'addr', 'add', f'{ip}/24', 'dev', dev], ns=name)
-            self.run(['ip', 'link', 'set', dev, 'up'], ns=name)
+            self.nic_into_ns(dev, name, ip)
             self.run(['ip', 'neigh', 'replace', peer, 'dev', dev, 'lladdr',
                       macs[pdev], 'nud', 'permanent'], ns=name)
         # request-response without a NIC: a veth pair and a loopback
@@ -305,11 +326,7 @@ class Bench:
         for ns, dev, ip in ((VA_NS, 'veth-a', VA_IP), (VB_NS, 'veth-b', VB_IP)):
             self.run(['ip', 'addr', 'add', f'{ip}/24', 'dev', dev], ns=ns)
             self.run(['ip', 'link', 'set', dev, 'up'], ns=ns)
-        self.sut_ifindex = int(self.run(['cat', f'/sys/class/net/{self.sut}/ifindex'], ns=SUT_NS))
-        napis = self.ynl('--dump', 'napi-get', {'ifindex': self.sut_ifindex})
-        if len(napis) != 1:
-            raise BenchError(f'expected one NAPI on {self.sut}, napi-get says {napis}')
-        self.napi = napis[0]['id']
+        self.find_sut_napi()
         self.run(['ping', '-q', '-c', 3, '-i', 0.2, '-w', 20, SUT_IP], ns=GEN_NS)
         self.run(['ping', '-q', '-c', 3, '-i', 0.2, '-w', 20, VA_IP], ns=VB_NS)
         self.topology = (
@@ -317,13 +334,9 @@ class Bench:
             f'SUT {self.sut} ({self.virtio[self.sut]}, NAPI {self.napi}) {SUT_IP} in netns {SUT_NS}; '
             f'load generator {self.gen} ({self.virtio[self.gen]}) {GEN_IP} in netns {GEN_NS}; '
             f'veth pair {VA_IP} ({VA_NS}) - {VB_IP} ({VB_NS}); lo in {LO_NS}')
-        self.pinning = (
-            f'SUT vCPU {SUT_CPU}: irqs {self.irqs[(self.sut, "input.0")]}/'
-            f'{self.irqs[(self.sut, "output.0")]} ({self.virtio[self.sut]} input/output), '
-            f'every server, the per-NAPI thread (threaded mode), knapid/{SUT_CPU}; '
+        self.pinning = self.sut_pinning(
             f'generator vCPU {GEN_CPU}: irqs {self.irqs[(self.gen, "input.0")]}/'
-            f'{self.irqs[(self.gen, "output.0")]}, every client; cyclictest SCHED_FIFO 90 on vCPU {SUT_CPU}; '
-            f'NAPI threads at SCHED_OTHER')
+            f'{self.irqs[(self.gen, "output.0")]}, every client')
         self.log(self.topology)
         self.log(self.pinning)
 
@@ -722,31 +735,17 @@ class Bench:
         if len(devs) != 1:
             raise BenchError(f'expected one virtio-net NIC on a tap, found {devs}')
         self.sut = devs[0]
-        v = os.path.basename(os.readlink(f'/sys/class/net/{self.sut}/device'))
-        self.virtio = {self.sut: v}
-        self.irqs = {}
-        for q in ('input.0', 'output.0'):
-            self.irqs[(self.sut, q)] = self.irq_of(f'{v}-{q}')
-            self.write(f'/proc/irq/{self.irqs[(self.sut, q)]}/smp_affinity_list', SUT_CPU)
-        self.ns(SUT_NS)
-        self.run(['ip', 'link', 'set', self.sut, 'netns', SUT_NS])
-        self.run(['ip', 'addr', 'add', f'{SUT_IP}/24', 'dev', self.sut], ns=SUT_NS)
-        self.run(['ip', 'link', 'set', self.sut, 'up'], ns=SUT_NS)
-        self.sut_ifindex = int(self.run(['cat', f'/sys/class/net/{self.sut}/ifindex'], ns=SUT_NS))
-        napis = self.ynl('--dump', 'napi-get', {'ifindex': self.sut_ifindex})
-        if len(napis) != 1:
-            raise BenchError(f'expected one NAPI on {self.sut}, napi-get says {napis}')
-        self.napi = napis[0]['id']
+        self.virtio, self.irqs = {}, {}
+        self.pin_nic(self.sut, SUT_CPU)
+        self.nic_into_ns(self.sut, SUT_NS, SUT_IP)
+        self.find_sut_napi()
+        v = self.virtio[self.sut]
         self.topology = (
             f'one virtio-net-pci NIC (MSI-X, one queue pair) on a tap device in a network '
             f'namespace of the host; SUT {self.sut} ({v}, NAPI {self.napi}) {SUT_IP} in netns '
             f'{SUT_NS}; load generator native on the host, {GEN_IP} on the tap')
-        self.pinning = (
-            f'SUT vCPU {SUT_CPU}: irqs {self.irqs[(self.sut, "input.0")]}/'
-            f'{self.irqs[(self.sut, "output.0")]} ({v} input/output), every server, '
-            f'the per-NAPI thread (threaded mode), knapid/{SUT_CPU}; the harness in the guest '
-            f'on vCPU {GEN_CPU}; cyclictest SCHED_FIFO 90 on vCPU {SUT_CPU}; '
-            f'NAPI threads at SCHED_OTHER; the host generator unpinned')
+        self.pinning = self.sut_pinning(f'the harness in the guest on vCPU {GEN_CPU}, '
+                                        f'the host generator unpinned')
         self.log(self.topology)
         self.log(self.pinning)
 

@@ -116,3 +116,39 @@ def test_epoll_shim_sets_the_params_it_is_given(tmp_path):
     r = subprocess.run([PY, '-c', prog], env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ['0', '0', '0', '0']
+
+
+def test_tap_host_runs_generators_refuses_others_and_cancels(tmp_path):
+    """bench/tap_host.py: what the tap boot's guest asks of the host"""
+    import json
+    import os
+    import time
+    ns = f'knapid-tap-test-{os.getpid()}'
+    subprocess.run(['ip', 'netns', 'add', ns], check=True)
+    host = subprocess.Popen([PY, str(BENCH / 'tap_host.py'), str(tmp_path), ns])
+    try:
+        def req(n, argv, timeout=30):
+            (tmp_path / f'req-{n}.tmp').write_text(json.dumps({'argv': argv, 'timeout': timeout}))
+            os.replace(tmp_path / f'req-{n}.tmp', tmp_path / f'req-{n}.json')
+
+        def rc(n, secs=20):
+            end = time.monotonic() + secs
+            while not (tmp_path / f'rc-{n}').exists():
+                assert time.monotonic() < end, f'no rc-{n}'
+                time.sleep(0.05)
+            return int((tmp_path / f'rc-{n}').read_text())
+
+        req(1, ['iperf3', '--version'])
+        req(2, ['sh', '-c', 'true'])
+        req(3, ['iperf3', '-s', '-p', '5299'])      # never ends by itself
+        assert rc(1) == 0 and 'iperf' in (tmp_path / 'out-1.log').read_text()
+        assert rc(2) == 126 and 'not a load generator' in (tmp_path / 'out-2.log').read_text()
+        time.sleep(1)
+        assert not (tmp_path / 'rc-3').exists()
+        (tmp_path / 'cancel-3').touch()
+        assert rc(3) != 0
+        (tmp_path / 'stop').touch()
+        assert host.wait(10) == 0
+    finally:
+        host.kill()
+        subprocess.run(['ip', 'netns', 'del', ns])
