@@ -3,11 +3,11 @@
 SHELL := /bin/bash
 S := scripts
 
-FLAVOURS := release debug nothreaded
+FLAVOURS := release debug nothreaded stress
 
 .PHONY: help deps base apply build harness-test lint check demo bench export \
 	series-status clean build-each fresh-check suspend-probe sabotage selftests \
-	deb deb-slim deb-install-check kselftest-tar am-check $(addprefix config-,$(FLAVOURS)) $(addprefix build-,$(FLAVOURS))
+	stress deb deb-slim deb-install-check kselftest-tar am-check $(addprefix config-,$(FLAVOURS)) $(addprefix build-,$(FLAVOURS))
 
 help:
 	@echo "make demo           build the patched kernel, boot it under QEMU TCG, show the series at work"
@@ -26,6 +26,8 @@ help:
 	@echo "                    (NAME=slim|debian|debian-localmod|host|host-localmod: the work/deb/ directory)"
 	@echo "make kselftest-tar  the series' selftests as the kselftest gen_tar tarball, work/kselftest.tar.gz"
 	@echo "make am-check       git am the series on every linux-source-6.12 version apt serves"
+	@echo "make stress         stress, fault and bad-input campaign on a KASAN + lockdep kernel (hours);"
+	@echo "                    QUICK=1 for the short scale; report in results/stress/<date>-<commit>/"
 	@echo "make sabotage       break the kernel on purpose (tests/sabotage/) and show the tests fail; ONLY=05 for one"
 
 deps:
@@ -101,6 +103,10 @@ suspend-probe: build-debug selftests
 # expected cases fail; the table goes to results/sabotage/table.md
 sabotage: selftests
 	@$(S)/sabotage.sh $(ONLY)
+
+# not part of check (long): tests/stress/ on the stress flavour (KASAN)
+stress: build-stress selftests
+	@QUICK=$(QUICK) $(S)/stress.sh
 
 fresh-check:
 	@$(S)/fresh-check.sh

@@ -11,7 +11,8 @@
 # options (NICs); "[boot@FLAVOUR ...]" boots the FLAVOUR kernel (e.g.
 # nothreaded, built without CONFIG_THREADED_NAPI) instead of FLAVOUR.
 #
-# Environment: WORK (scripts/common.sh) is where the results go; RUN_GUEST
+# Environment: the results go to CHECK_OUT (default
+# $WORK/results/check-FLAVOUR; WORK: scripts/common.sh); RUN_GUEST
 # (default scripts/run-guest.sh, same arguments) boots a guest and LINT
 # (default scripts/lint-series.sh) prints the checkpatch KTAP: the harness
 # self-tests put stubs in their place. GUEST_TIMEOUT (seconds, default 2400)
@@ -23,7 +24,7 @@ flavour=${1:-debug}
 list=${2:-$TOP/tests/check.list}
 run_guest=${RUN_GUEST:-$TOP/scripts/run-guest.sh}
 lint=${LINT:-$TOP/scripts/lint-series.sh}
-out=$WORK/results/check-$flavour
+out=${CHECK_OUT:-$WORK/results/check-$flavour}
 ktaps=()
 
 # The last line is always the verdict "N passed, N failed, N skipped", and it

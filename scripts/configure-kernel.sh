@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# usage: configure-kernel.sh FLAVOUR   (release | debug | nothreaded)
+# usage: configure-kernel.sh FLAVOUR   (release | debug | nothreaded | stress)
 # Write $WORK/build-FLAVOUR/.config = allnoconfig + the flavour's fragments,
 # then check that every requested option made it.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-flavour=${1:?usage: configure-kernel.sh release|debug|nothreaded}
+flavour=${1:?usage: configure-kernel.sh release|debug|nothreaded|stress}
 B=$WORK/build-$flavour
 frags=("$TOP/configs/base.config")
 for f in "$TOP"/configs/feature-*.config; do
@@ -17,6 +17,8 @@ debug) frags+=("$TOP/configs/debug.config") ;;
 # the debug options too: the build then differs from the debug one only where
 # CONFIG_THREADED_NAPI matters, and ccache serves everything else
 nothreaded) frags+=("$TOP/configs/debug.config" "$TOP/configs/nothreaded.config") ;;
+# make stress: the debug options and KASAN
+stress) frags+=("$TOP/configs/debug.config" "$TOP/configs/stress.config") ;;
 *) die "unknown flavour $flavour" ;;
 esac
 

@@ -42,3 +42,22 @@ transfer_check() {
 	rm -rf "$dir"
 	return $rc
 }
+
+# nics_of DRIVER: the netdevs DRIVER drives, one per line
+nics_of() {
+	local d
+	for d in /sys/class/net/*; do
+		[ "$(basename "$(readlink -f "$d/device/driver" 2>/dev/null)")" = "$1" ] &&
+			basename "$d"
+	done
+}
+
+# nics_into_netns DEV_A DEV_B: two NICs (wired together, e.g. on a QEMU hub)
+# into NS_A and NS_B with ADDR_A and ADDR_B, up
+nics_into_netns() {
+	ip netns add "$NS_A" && ip netns add "$NS_B" &&
+	ip link set "$1" netns "$NS_A" && ip link set "$2" netns "$NS_B" &&
+	ip -n "$NS_A" addr add "$ADDR_A/24" dev "$1" &&
+	ip -n "$NS_B" addr add "$ADDR_B/24" dev "$2" &&
+	ip -n "$NS_A" link set "$1" up && ip -n "$NS_B" link set "$2" up
+}

@@ -39,16 +39,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# the NIC driven by DRIVER (its first netdev)
-nic_of() {
-	local d
-	for d in /sys/class/net/*; do
-		[ "$(basename "$(readlink -f "$d/device/driver" 2>/dev/null)")" = "$1" ] &&
-			{ basename "$d"; return 0; }
-	done
-	return 1
-}
-
 # napi_watchdog timers pending on any CPU (/proc/timer_list drops its lock
 # between entries, so read it twice and take the larger count)
 watchdogs() {
@@ -73,17 +63,12 @@ wait_events() {
 ktap_print_header
 ktap_set_plan 3
 
-e1000=$(nic_of e1000) && virtio=$(nic_of virtio_net) ||
+e1000=$(nics_of e1000 | head -n1) && virtio=$(nics_of virtio_net | head -n1) &&
+	[ -n "$e1000" ] && [ -n "$virtio" ] ||
 	ktap_exit_fail_msg "needs an e1000 and a virtio-net NIC (boot group with -device e1000 on a hub)"
 pci=$(basename "$(readlink -f "/sys/class/net/$e1000/device")")
 echo "# e1000 $e1000 ($pci), virtio-net $virtio"
-ip netns add "$NS_A" && ip netns add "$NS_B" || ktap_exit_fail_msg "netns"
-ip link set "$e1000" netns "$NS_A" && ip link set "$virtio" netns "$NS_B" ||
-	ktap_exit_fail_msg "could not move the NICs into their netns"
-ip -n "$NS_A" addr add "$ADDR_A/24" dev "$e1000"
-ip -n "$NS_B" addr add "$ADDR_B/24" dev "$virtio"
-ip -n "$NS_A" link set "$e1000" up
-ip -n "$NS_B" link set "$virtio" up
+nics_into_netns "$e1000" "$virtio" || ktap_exit_fail_msg "could not move the NICs into their netns"
 slowwait_ping() {
 	local i
 	for i in $(seq 30); do

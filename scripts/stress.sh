@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# `make stress`: the stress, fault and bad-input campaign of
+# tests/stress/stress.list on the stress kernel (configs/debug.config +
+# configs/stress.config: lockdep, kmemleak, DEBUG_OBJECTS_TIMERS, KASAN),
+# booted under QEMU TCG once per boot group, judged like make check (KTAP
+# verdict, splat scan, kmemleak scan per boot), with the counts in
+# results/stress/<date>-<commit>[-quick]/report.md.
+# QUICK=1: the quick scale (about 20 minutes of tests); else the full one.
+# Exit code: 0 only when every case passed, no splat, no leak.
+set -uo pipefail
+. "$(dirname "$0")/common.sh"
+
+scale=full
+[ -n "${QUICK:-}" ] && scale=quick
+commit=$(git -C "$TOP" rev-parse --short HEAD)
+dirty=$(git -C "$TOP" status --porcelain -- tests/stress scripts configs | grep -q . && echo -dirty)
+out=$TOP/results/stress/$(date -u +%F)-$commit$dirty${QUICK:+-quick}
+rm -rf "$out"
+mkdir -p "$out" || die "cannot create $out"
+sed "s/@SCALE@/$scale/g" "$TOP/tests/stress/stress.list" > "$out/stress.list"
+{
+	echo "# make stress${QUICK:+ QUICK=1}, $(date -u '+%F %T') UTC, harness $commit$dirty"
+	echo "scripts/stress.sh (scale $scale): scripts/check.sh stress $out/stress.list"
+} > "$out/commands.txt"
+
+start=$(date +%s)
+log "stress: scale $scale, results in ${out#"$TOP"/}"
+# progress: every 60 s the last line the running test printed
+(
+	while sleep 60; do
+		c=$(ls -t "$out"/run/boot-*/*.log 2>/dev/null | grep -v -e console.log -e check.log | head -n1)
+		[ -n "$c" ] && log "stress, $(( $(date +%s) - start ))s: ${c#"$out"/run/}: $(tail -n1 "$c" | cut -c1-160)"
+	done
+) &
+watcher=$!
+trap 'kill $watcher 2>/dev/null' EXIT
+# the guests: 3G (KASAN's shadow takes an eighth), and hours for the full
+# campaign's longest boot
+GUEST_MEMORY=${GUEST_MEMORY:-3G} \
+GUEST_TIMEOUT=${GUEST_TIMEOUT:-$([ $scale = full ] && echo 43200 || echo 5400)} \
+CHECK_OUT=$out/run "$TOP/scripts/check.sh" stress "$out/stress.list" 2>&1 | tee "$out/check.log"
+rc=${PIPESTATUS[0]}
+secs=$(( $(date +%s) - start ))
+"$TOP/scripts/stress-report.py" "$out" "$scale" "$secs" "$rc" > "$out/report.md" ||
+	{ warn "stress-report.py failed"; rc=1; }
+log "stress: done in ${secs}s with exit code $rc: $out/report.md"
+exit "$rc"
