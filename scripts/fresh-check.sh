@@ -26,10 +26,10 @@ mkdir -p "$out"
 head=$(git -C "$TOP" rev-parse --short HEAD)
 git -C "$TOP" diff --quiet HEAD || warn "uncommitted changes are not part of the check: it clones HEAD ($head)"
 
-mounts_in_root() { awk -v r="$root/" 'index($2, r) == 1 {print $2}' /proc/mounts | sort -r; }
+mounts_in_root() { awk -v r="$root" '$2 == r || index($2, r "/") == 1 {print $2}' /proc/mounts | sort -r; }
 unmount_root() {
 	local m
-	for m in "$root/root/.ccache" "$root/dev" "$root/sys" "$root/proc"; do
+	for m in "$root/root/.ccache" "$root/dev" "$root/sys" "$root/proc" "$root"; do
 		mountpoint -q "$m" 2>/dev/null && umount -R "$m" 2>/dev/null
 	done
 	# whatever is left (deepest first), lazily
@@ -89,6 +89,9 @@ cp -a /usr/local/share/ca-certificates/. "$root/usr/local/share/ca-certificates/
 penv=()
 while IFS= read -r kv; do penv+=("$kv"); done < <(env | grep -E '^(PIP_[A-Z_]+|SSL_CERT_[A-Z]+|REQUESTS_CA_BUNDLE|CURL_CA_BUNDLE|GIT_SSL_CAINFO|https?_proxy|HTTPS?_PROXY|no_proxy|NO_PROXY)=' | grep -v '^PIP_FIND_LINKS=')
 
+# / of a real machine is a mount point; `ip netns exec` makes it rslave and
+# fails with EINVAL ("mount --make-rslave /" failed) in a chroot whose / is not
+mount --bind "$root" "$root"
 mount -t proc proc "$root/proc"
 mount --rbind /sys "$root/sys" && mount --make-rslave "$root/sys"
 mount --rbind /dev "$root/dev" && mount --make-rslave "$root/dev"
