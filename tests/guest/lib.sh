@@ -52,6 +52,20 @@ nics_of() {
 	done
 }
 
+# napi_watchdogs: napi_watchdog timers pending on any CPU (/proc/timer_list
+# drops its lock between entries, so read it twice and take the larger count)
+napi_watchdogs() {
+	local a b
+	a=$(grep -c 'napi_watchdog' /proc/timer_list)
+	b=$(grep -c 'napi_watchdog' /proc/timer_list)
+	echo $((a > b ? a : b))
+}
+
+# peer_reachable SECS: NS_B pings ADDR_A within SECS
+peer_reachable() {
+	slowwait "$1" ip netns exec "$NS_B" ping -c 1 -W 1 -q "$ADDR_A" > /dev/null
+}
+
 # nics_into_netns DEV_A DEV_B: two NICs (wired together, e.g. on a QEMU hub)
 # into NS_A and NS_B with ADDR_A and ADDR_B, up
 nics_into_netns() {

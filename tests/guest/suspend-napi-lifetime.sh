@@ -39,26 +39,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# napi_watchdog timers pending on any CPU (/proc/timer_list drops its lock
-# between entries, so read it twice and take the larger count)
-watchdogs() {
-	local a b
-	a=$(grep -c 'napi_watchdog' /proc/timer_list)
-	b=$(grep -c 'napi_watchdog' /proc/timer_list)
-	echo $((a > b ? a : b))
-}
-
 events() { cat "$state/events" 2>/dev/null || echo 0; }
 
 # wait_events MIN: poll until the server has seen MIN epoll_wait() returns
-wait_events() {
-	local i
-	for i in $(seq 100); do
-		[ "$(events)" -ge "$1" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
+wait_events() { slowwait 10 eval "[ \$(events) -ge $1 ]"; }
 
 ktap_print_header
 ktap_set_plan 3
@@ -69,14 +53,7 @@ e1000=$(nics_of e1000 | head -n1) && virtio=$(nics_of virtio_net | head -n1) &&
 pci=$(basename "$(readlink -f "/sys/class/net/$e1000/device")")
 echo "# e1000 $e1000 ($pci), virtio-net $virtio"
 nics_into_netns "$e1000" "$virtio" || ktap_exit_fail_msg "could not move the NICs into their netns"
-slowwait_ping() {
-	local i
-	for i in $(seq 30); do
-		ip netns exec "$NS_B" ping -c 1 -W 1 -q "$ADDR_A" > /dev/null && return 0
-	done
-	return 1
-}
-slowwait_ping || ktap_exit_fail_msg "no link between $virtio and $e1000 over the QEMU hub"
+peer_reachable 30 || ktap_exit_fail_msg "no link between $virtio and $e1000 over the QEMU hub"
 
 ifindex=$(ip netns exec "$NS_A" cat "/sys/class/net/$e1000/ifindex")
 napi=$(ip netns exec "$NS_A" $YNL --dump napi-get --json "{\"ifindex\": $ifindex}" |
@@ -95,7 +72,7 @@ head -c 16384 /dev/zero | timeout 30 ip netns exec "$NS_B" socat -u - "TCP:$ADDR
 client=$!
 wait_events 5 || ktap_exit_fail_msg "epoll_wait() returned no events"
 
-before=$(watchdogs)
+before=$(napi_watchdogs)
 echo "# NIC up: $(events) epoll_wait() returns, $before napi_watchdog timer(s) pending"
 if [ "$before" -ge 1 ]; then
 	ktap_test_pass "suspension armed while $e1000 is up"
@@ -107,7 +84,7 @@ mark=$(dmesg | wc -l)
 ip -n "$NS_A" link set "$e1000" down
 n=$(events)
 wait_events $((n + 20)) || echo "# epoll stopped returning events after the down"
-after=$(watchdogs)
+after=$(napi_watchdogs)
 echo "# NIC down: $(( $(events) - n )) more epoll_wait() returns, $after napi_watchdog timer(s) pending"
 if [ "$after" -eq 0 ]; then
 	ktap_test_pass "no timer armed on the disabled NAPI"

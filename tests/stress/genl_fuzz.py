@@ -413,7 +413,7 @@ def main():
                 record(f'netdev-genl fuzz, {phase}', f'answered {err}', c)
             results[phase] = (sent, len(fz.wrong))
             ktap.result(not fz.wrong and sent == n,
-                        f'netdev-genl fuzz, {phase}: {sent} messages, every answer and value as expected')
+                        f'netdev-genl fuzz, {phase}: {n} messages, every answer and value as expected')
         ktap.result(other_values(other_ns) == other_before,
                     'the other namespace\'s NAPIs never changed')
     finally:

@@ -68,9 +68,7 @@ else
 	DEV_A=${nics[0]} DEV_B=${nics[1]}
 	nics_into_netns "$DEV_A" "$DEV_B" || ktap_exit_fail_msg "could not set up $DEV_A and $DEV_B"
 fi
-for i in $(seq 30); do
-	ip netns exec "$NS_B" ping -c 1 -W 1 -q "$ADDR_A" > /dev/null && break
-done
+peer_reachable 30 || ktap_exit_fail_msg "no link between $DEV_B and $DEV_A"
 echo "# $kind: $DEV_A $ADDR_A in $NS_A, $DEV_B $ADDR_B in $NS_B; scale $STRESS_SCALE"
 
 port=30000

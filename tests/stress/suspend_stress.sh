@@ -32,26 +32,8 @@ srv=
 clients=()
 port=4300
 
-watchdogs() {
-	local a b
-	a=$(grep -c 'napi_watchdog' /proc/timer_list)
-	b=$(grep -c 'napi_watchdog' /proc/timer_list)
-	echo $((a > b ? a : b))
-}
-
-# wait_for SECONDS COMMAND...: poll COMMAND every 0.1 s
-wait_for() {
-	local i n=$(($1 * 10))
-	shift
-	for ((i = 0; i < n; i++)); do
-		"$@" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 events_at_least() { [ "$(cat "$state/${2:-events}" 2>/dev/null || echo 0)" -ge "$1" ]; }
-no_watchdogs() { [ "$(watchdogs)" -eq 0 ]; }
+no_watchdogs() { [ "$(napi_watchdogs)" -eq 0 ]; }
 
 # napi_set_all NS DEV JSON_FIELDS: napi-set on every NAPI of DEV (one
 # python and the selftests' YNL library: the CLI takes seconds per call
@@ -78,13 +60,13 @@ setup_devs() {
 		ip -n "$NS_A" link set "$DEV_A" up && ip -n "$NS_B" link set "$DEV_B" up
 	else
 		# a previous test's netns may still be giving them back
-		wait_for 10 eval '[ "$(nics_of virtio_net | wc -l)" -ge 2 ]'
+		slowwait 10 eval '[ "$(nics_of virtio_net | wc -l)" -ge 2 ]'
 		mapfile -t nics < <(nics_of virtio_net)
 		[ ${#nics[@]} -ge 2 ] || { echo "# needs two virtio-net NICs, found: ${nics[*]}"; return 1; }
 		nics_into_netns "${nics[0]}" "${nics[1]}" || return 1
 		DEV_A=${nics[0]} DEV_B=${nics[1]}
 	fi
-	wait_for 30 ip netns exec "$NS_B" ping -c 1 -W 1 -q "$ADDR_A" > /dev/null
+	peer_reachable 30
 }
 
 # arm [EPOLL_HOLD ARGS]: the server in NS_A suspending DEV_A's NAPI; fails
@@ -105,8 +87,8 @@ arm() {
 		head -c 16384 /dev/zero | timeout 300 ip netns exec "$NS_B" socat -u - "TCP:$ADDR_A:$port" &
 		clients+=($!)
 	done
-	wait_for 30 events_at_least 5 || { echo "# epoll_wait() returned no events"; return 1; }
-	wait_for 5 eval '[ "$(watchdogs)" -ge 1 ]' || { echo "# no napi_watchdog timer pending: not suspended"; return 1; }
+	slowwait 30 events_at_least 5 || { echo "# epoll_wait() returned no events"; return 1; }
+	slowwait 5 eval '[ "$(napi_watchdogs)" -ge 1 ]' || { echo "# no napi_watchdog timer pending: not suspended"; return 1; }
 }
 
 disarm() {
@@ -124,14 +106,14 @@ disarm() {
 		ip netns del "$NS_A" 2>/dev/null
 		ip netns del "$NS_B" 2>/dev/null
 		# the NICs come back to the init netns: wait for them
-		wait_for 10 eval '[ "$(nics_of virtio_net | wc -l)" -ge 2 ]'
+		slowwait 10 eval '[ "$(nics_of virtio_net | wc -l)" -ge 2 ]'
 	fi
 	[ -n "$state" ] && rm -rf "$state"
 	state=
 }
 trap 'disarm; stream_cleanup' EXIT
 
-ping_ok() { wait_for 10 ip netns exec "$NS_B" ping -c 1 -W 1 -q "$ADDR_A" > /dev/null; }
+ping_ok() { peer_reachable 10; }
 
 # the scenarios: each returns non-zero when what must hold after the fault
 # does not
@@ -148,8 +130,8 @@ sc_down() {
 	n=$(cat "$state/events")
 	# epoll keeps finding the readable socket: it calls napi_suspend_irqs()
 	# for a NAPI that is now disabled
-	wait_for 10 events_at_least $((n + 20)) || echo "# epoll stopped returning events"
-	wait_for 2 no_watchdogs || { echo "# $(watchdogs) napi_watchdog timers pending on the disabled NAPI"; return 1; }
+	slowwait 10 events_at_least $((n + 20)) || echo "# epoll stopped returning events"
+	slowwait 2 no_watchdogs || { echo "# $(napi_watchdogs) napi_watchdog timers pending on the disabled NAPI"; return 1; }
 	# stop the server first: once the link is up, a server that keeps
 	# finding its unread socket keeps the NAPI (same id) suspended, and
 	# on virtio-net nothing else would poll it, by design
@@ -162,7 +144,7 @@ sc_down() {
 sc_delete() {
 	# the NAPIs are freed with the device (setup_devs made it with id $id)
 	echo "$id" > /sys/bus/netdevsim/del_device || return 1
-	wait_for 2 no_watchdogs || { echo "# $(watchdogs) napi_watchdog timers pending after the device went"; return 1; }
+	slowwait 2 no_watchdogs || { echo "# $(napi_watchdogs) napi_watchdog timers pending after the device went"; return 1; }
 }
 
 sc_netns() {
@@ -172,7 +154,7 @@ sc_netns() {
 	touch "$state/stop"
 	wait "$srv"
 	srv=
-	wait_for 60 no_watchdogs || { echo "# $(watchdogs) napi_watchdog timers pending 60 s after the netns went"; return 1; }
+	slowwait 60 no_watchdogs || { echo "# $(napi_watchdogs) napi_watchdog timers pending 60 s after the netns went"; return 1; }
 }
 
 # netdevsim's module exit deletes every device of its bus; the slim
@@ -182,7 +164,7 @@ sc_unload() {
 	for d in /sys/bus/netdevsim/devices/netdevsim*; do
 		echo "${d##*/netdevsim}" > /sys/bus/netdevsim/del_device || return 1
 	done
-	wait_for 2 no_watchdogs || { echo "# $(watchdogs) napi_watchdog timers pending after the devices went"; return 1; }
+	slowwait 2 no_watchdogs || { echo "# $(napi_watchdogs) napi_watchdog timers pending after the devices went"; return 1; }
 }
 
 sc_contexts() {
@@ -195,7 +177,7 @@ sc_contexts() {
 sc_fork() {
 	local n
 	n=$(cat "$state/events.child" 2>/dev/null || echo 0)
-	wait_for 10 events_at_least $((n + 5)) events.child || { echo "# the child's epoll_wait() found nothing"; return 1; }
+	slowwait 10 events_at_least $((n + 5)) events.child || { echo "# the child's epoll_wait() found nothing"; return 1; }
 	touch "$state/stop"
 	wait "$srv"
 	srv=
@@ -203,8 +185,8 @@ sc_fork() {
 }
 
 sc_pipes() {
-	wait_for 10 events_at_least 20 || { echo "# epoll_wait() on pipes found nothing"; return 1; }
-	[ "$(watchdogs)" -eq 0 ] || { echo "# a napi_watchdog timer pending without a NAPI"; return 1; }
+	slowwait 10 events_at_least 20 || { echo "# epoll_wait() on pipes found nothing"; return 1; }
+	[ "$(napi_watchdogs)" -eq 0 ] || { echo "# a napi_watchdog timer pending without a NAPI"; return 1; }
 }
 
 sc_napiset() {
@@ -255,7 +237,7 @@ while time.monotonic() < end and not os.path.exists(sys.argv[3]):
     time.sleep(0.002)
 ' "$ADDR_A" "$port" "$state/stop" &
 	clients+=($!)
-	wait_for 20 eval "[ \$(stat -c %s $state/out 2>/dev/null || echo 0) -ge 2000 ]" ||
+	slowwait 20 eval "[ \$(stat -c %s $state/out 2>/dev/null || echo 0) -ge 2000 ]" ||
 		{ echo "# the server got nothing"; return 1; }
 	for ((try = 1; try <= 3 && held == 0; try++)); do
 		kill -STOP "$srv"
