@@ -61,6 +61,17 @@ napi_watchdogs() {
 	echo $((a > b ? a : b))
 }
 
+# no_reports_since MARK: no ODEBUG, KASAN or BUG report in dmesg after its
+# first MARK lines (MARK=$(dmesg | wc -l) before the fault); the reports
+# are printed as diagnostics
+no_reports_since() {
+	local new
+	new=$(dmesg | tail -n +"$(($1 + 1))" | grep -E -A3 'ODEBUG|KASAN|BUG:')
+	[ -z "$new" ] && return 0
+	echo "$new" | sed 's/^/# /'
+	return 1
+}
+
 # peer_reachable SECS: NS_B pings ADDR_A within SECS
 peer_reachable() {
 	slowwait "$1" ip netns exec "$NS_B" ping -c 1 -W 1 -q "$ADDR_A" > /dev/null

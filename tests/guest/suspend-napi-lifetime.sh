@@ -98,9 +98,7 @@ wait "$srv"
 srv=
 wait "$client" 2>/dev/null
 # e1000_remove() has run free_netdev() when the unbind write returns
-odebug=$(dmesg | tail -n +"$((mark + 1))" | grep -c 'ODEBUG')
-dmesg | tail -n +"$((mark + 1))" | grep -A3 'ODEBUG' | sed 's/^/# /'
-if [ "$odebug" -eq 0 ]; then
+if no_reports_since "$mark"; then
 	ktap_test_pass "NAPI freed with no active timer (no ODEBUG report)"
 else
 	ktap_test_fail "NAPI freed with no active timer (no ODEBUG report)"

@@ -5,7 +5,8 @@
 # 20 s, and a napi_watchdog timer must be pending (else the scenario
 # tests nothing and fails). Then the fault, and what must hold after it;
 # under all of it KASAN and DEBUG_OBJECTS_TIMERS/_FREE report any timer
-# left in freed memory, which the splat gate fails.
+# left in freed memory: a round with such a report in dmesg fails (and the
+# splat gate fails the boot).
 #
 # usage: suspend_stress.sh nsim|virtio
 #   nsim (a linked netdevsim pair, 2 queues): the epoll fd closed; the
@@ -310,6 +311,7 @@ for sc in "${scenarios[@]}"; do
 	SUSPEND=
 	[ "$name" = netns ] && SUSPEND=600000000000
 	for ((r = 1; r <= ROUNDS; r++)); do
+		mark=$(dmesg | wc -l)
 		# shellcheck disable=SC2086
 		if ! $prep $args; then
 			echo "# $name round $r: the suspension was not armed"
@@ -319,6 +321,8 @@ for sc in "${scenarios[@]}"; do
 			bad=1
 		fi
 		disarm
+		# a timer freed while armed (ODEBUG), or used after its free
+		no_reports_since "$mark" || { echo "# $name round $r: the kernel reported the above"; bad=1; }
 	done
 	record "irq suspension: $name" rounds "$ROUNDS"
 	record "irq suspension: $name" seconds $((SECONDS - t0))
