@@ -17,7 +17,10 @@ dirty=$(git -C "$TOP" status --porcelain -- tests/stress scripts configs | grep 
 out=$TOP/results/stress/$(date -u +%F)-$commit$dirty${QUICK:+-quick}
 rm -rf "$out"
 mkdir -p "$out" || die "cannot create $out"
-sed "s/@SCALE@/$scale/g" "$TOP/tests/stress/stress.list" > "$out/stress.list"
+# "@full " lines (boot groups) only at the full scale
+full_only='/^@full /d'
+[ $scale = full ] && full_only='s/^@full //'
+sed -e "$full_only" -e "s/@SCALE@/$scale/g" "$TOP/tests/stress/stress.list" > "$out/stress.list"
 {
 	echo "# make stress${QUICK:+ QUICK=1}, $(date -u '+%F %T') UTC, harness $commit$dirty"
 	echo "scripts/stress.sh (scale $scale): scripts/check.sh stress $out/stress.list"

@@ -54,6 +54,7 @@ def test_report_names_a_test_that_did_not_report(tmp_path):
 def test_stress_list_parses_and_names_existing_scripts():
     names = set()
     for line in (TOP / 'tests' / 'stress' / 'stress.list').read_text().splitlines():
+        line = line.removeprefix('@full ')
         if not line.strip() or line.startswith('#') or line.startswith('['):
             continue
         name, cases, tmo, cmd = line.split(None, 3)
