@@ -52,6 +52,11 @@ nics_of() {
 	done
 }
 
+# nics_at_least DRIVER N: DRIVER drives at least N netdevs in this netns
+nics_at_least() {
+	[ "$(nics_of "$1" | wc -l)" -ge "$2" ]
+}
+
 # napi_watchdogs: napi_watchdog timers pending on any CPU (/proc/timer_list
 # drops its lock between entries, so read it twice and take the larger count)
 napi_watchdogs() {
@@ -85,4 +90,13 @@ nics_into_netns() {
 	ip -n "$NS_A" addr add "$ADDR_A/24" dev "$1" &&
 	ip -n "$NS_B" addr add "$ADDR_B/24" dev "$2" &&
 	ip -n "$NS_A" link set "$1" up && ip -n "$NS_B" link set "$2" up
+}
+
+# nics_out_of_netns DRIVER: delete NS_A and NS_B and wait up to 10 s for the
+# two NICs of DRIVER that nics_into_netns moved there: a deleted netns gives
+# them back to the init netns asynchronously, and the next test needs them
+nics_out_of_netns() {
+	ip netns del "$NS_A" 2>/dev/null
+	ip netns del "$NS_B" 2>/dev/null
+	slowwait 10 nics_at_least "$1" 2
 }

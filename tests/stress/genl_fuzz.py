@@ -140,91 +140,111 @@ class Fuzz:
                        random.random() < 0.5 else u32(new[2]))
         return out, new
 
-    # each case: (name, message, errno, what the extack must carry,
-    # {id: {index: value}} the message sets when it is taken)
+    def set_msg(self, attrs, **kw):
+        return self.raw.msg(ops['napi-set'], attrs, **kw)
+
+    # The kinds of message, one method each: (self, the id of one of our
+    # NAPIs, valid value attributes, {index in values: value} of those) ->
+    # (name, message, errno, what the extack must carry, {id: {index:
+    # value}} the message sets when it is taken). case() picks one.
+    def case_unknown_id(self, nid, good, new):
+        return 'set: unknown or zero id', self.set_msg(nla(A['id'], u32(self.unknown_id())) + good), \
+            errno.ENOENT, 'msg+offs', {}
+
+    def case_other_netns_id(self, nid, good, new):
+        return 'set: id of another netns', self.set_msg(nla(A['id'], u32(random.choice(self.other_ids))) + good), \
+            errno.ENOENT, 'msg+offs', {}
+
+    def case_no_id(self, nid, good, new):
+        return 'set: no id', self.set_msg(good), errno.EINVAL, 'miss', {}
+
+    def case_defer_above_s32(self, nid, good, new):
+        bad = nla(A['defer-hard-irqs'], u32(random.randrange(S32_MAX + 1, U32_MAX + 1)))
+        return 'set: defer-hard-irqs above S32_MAX', self.set_msg(nla(A['id'], u32(nid)) + good + bad), \
+            errno.ERANGE, 'msg+offs', {}
+
+    def case_suspend_above_ktime(self, nid, good, new):
+        bad = nla(A['irq-suspend-timeout'], u64(random.randrange(KTIME_MAX + 1, U64_MAX + 1)))
+        return 'set: irq-suspend-timeout above KTIME_MAX', self.set_msg(nla(A['id'], u32(nid)) + good + bad), \
+            errno.ERANGE, 'msg+offs', {}
+
+    def case_u32_width(self, nid, good, new):
+        name = random.choice(('id', 'defer-hard-irqs'))
+        width = random.choice((0, 1, 2, 3, 5, 8, 16))
+        return f'set: {name} of {width} bytes', self.set_msg(
+            nla(A['id'], u32(nid)) + nla(A[name], os.urandom(width))), errno.EINVAL, 'msg+offs', {}
+
+    def case_uint_width(self, nid, good, new):
+        name = random.choice(('gro-flush-timeout', 'irq-suspend-timeout'))
+        width = random.choice((0, 1, 2, 3, 5, 6, 7, 9, 16))
+        return f'set: {name} of {width} bytes', self.set_msg(
+            nla(A['id'], u32(nid)) + nla(A[name], os.urandom(width))), errno.EINVAL, 'msg+offs', {}
+
+    def case_unknown_type(self, nid, good, new):
+        atype = random.choice((0, A['irq-suspend-timeout'] + 1, random.randrange(8, 0x4000)))
+        return 'set: unknown attribute type', self.set_msg(
+            nla(A['id'], u32(nid)) + nla(atype, os.urandom(random.randrange(9))) + good), \
+            errno.EINVAL, 'msg+offs', {}
+
+    def case_get_only_attr(self, nid, good, new):
+        name = random.choice(('ifindex', 'irq', 'pid'))
+        return f'set: {name}, not an attribute of napi-set', self.set_msg(
+            nla(A['id'], u32(nid)) + nla(A[name], u32(1)) + good), errno.EINVAL, 'msg+offs', {}
+
+    def case_nested_garbage(self, nid, good, new):
+        return 'set: NLA_F_NESTED garbage', self.set_msg(
+            nla(A['id'], u32(nid)) + nla(A[random.choice(VALUE_ATTRS)] | NLA_F_NESTED,
+                                         os.urandom(random.randrange(4, 40)))), errno.EINVAL, 'msg+offs', {}
+
+    def case_truncated_attr(self, nid, good, new):
+        body = nla(A['id'], u32(nid)) + good
+        cut = nla(A['defer-hard-irqs'], u32(1))
+        claim = struct.pack('HH', len(cut) + random.randrange(1, 64), A['defer-hard-irqs'])
+        return 'set: last attribute truncated', self.set_msg(body + claim + cut[4:]), errno.EINVAL, 'msg', {}
+
+    def case_truncated_genl(self, nid, good, new):
+        return 'set: generic netlink header truncated', self.set_msg(
+            b'', genl=struct.pack('BB', ops['napi-set'], 1)), errno.EINVAL, '', {}
+
+    def case_nlmsg_len_beyond(self, nid, good, new):
+        attrs = nla(A['id'], u32(nid)) + good
+        length = len(self.set_msg(attrs)) + random.randrange(4, 4096)
+        return 'set: nlmsg_len beyond the message', self.set_msg(attrs, nl_len=length), NO_REPLY, '', {}
+
+    def case_duplicated(self, nid, good, new):
+        good2, new2 = self.good_attrs()
+        return 'set: duplicated attributes (the last one counts)', self.set_msg(
+            nla(A['id'], u32(nid)) + good + nla(A['id'], u32(nid)) + good2), 0, '', {nid: {**new, **new2}}
+
+    def case_duplicated_bad(self, nid, good, new):
+        return 'set: duplicated defer-hard-irqs, the second out of range', self.set_msg(
+            nla(A['id'], u32(nid)) + nla(A['defer-hard-irqs'], u32(1)) +
+            nla(A['defer-hard-irqs'], u32(U32_MAX))), errno.ERANGE, 'msg+offs', {}
+
+    def case_huge(self, nid, good, new):
+        size = random.choice((65536, 100000, 200000))
+        pad = b''.join(nla(A['irq'] if random.random() < 0.5 else 0x3ff0, os.urandom(60000))
+                       for _ in range(size // 60004))
+        return f'set: {len(pad) // 1024} KiB of attributes', self.set_msg(nla(A['id'], u32(nid)) + pad), \
+            errno.EINVAL, 'msg+offs', {}
+
+    def case_unknown_cmd(self, nid, good, new):
+        cmd = random.choice((0, 255, random.randrange(max(ops.values()) + 1, 255)))
+        return 'unknown command', self.raw.msg(cmd, nla(A['id'], u32(nid))), errno.EOPNOTSUPP, '', {}
+
+    def case_get_unknown_id(self, nid, good, new):
+        # napi-get names the attribute only (NL_SET_BAD_ATTR)
+        return 'get: unknown id', self.raw.msg(ops['napi-get'], nla(A['id'], u32(self.unknown_id()))), \
+            errno.ENOENT, 'offs', {}
+
+    def case_get_dump_ifindex0(self, nid, good, new):
+        return 'get: dump of ifindex 0', self.raw.msg(ops['napi-get'], nla(A['ifindex'], u32(0)), dump=True), \
+            errno.ERANGE, 'msg+offs', {}
+
     def case(self):
         nid = random.choice(self.ids)
         good, new = self.good_attrs()
-        set_, get = ops['napi-set'], ops['napi-get']
-        r = self.raw
-        k = random.randrange(19)
-        if k == 0:
-            return 'set: unknown or zero id', r.msg(set_, nla(A['id'], u32(self.unknown_id())) + good), \
-                errno.ENOENT, 'msg+offs', {}
-        if k == 1:
-            return 'set: id of another netns', r.msg(set_, nla(A['id'], u32(random.choice(self.other_ids))) + good), \
-                errno.ENOENT, 'msg+offs', {}
-        if k == 2:
-            return 'set: no id', r.msg(set_, good), errno.EINVAL, 'miss', {}
-        if k == 3:
-            return 'set: defer-hard-irqs above S32_MAX', r.msg(
-                set_, nla(A['id'], u32(nid)) + good + nla(A['defer-hard-irqs'], u32(random.randrange(S32_MAX + 1, U32_MAX + 1)))), \
-                errno.ERANGE, 'msg+offs', {}
-        if k == 4:
-            return 'set: irq-suspend-timeout above KTIME_MAX', r.msg(
-                set_, nla(A['id'], u32(nid)) + good + nla(A['irq-suspend-timeout'], u64(random.randrange(KTIME_MAX + 1, U64_MAX + 1)))), \
-                errno.ERANGE, 'msg+offs', {}
-        if k == 5:
-            name = random.choice(('id', 'defer-hard-irqs'))
-            width = random.choice((0, 1, 2, 3, 5, 8, 16))
-            return f'set: {name} of {width} bytes', r.msg(
-                set_, nla(A['id'], u32(nid)) + nla(A[name], os.urandom(width))), errno.EINVAL, 'msg+offs', {}
-        if k == 6:
-            name = random.choice(('gro-flush-timeout', 'irq-suspend-timeout'))
-            width = random.choice((0, 1, 2, 3, 5, 6, 7, 9, 16))
-            return f'set: {name} of {width} bytes', r.msg(
-                set_, nla(A['id'], u32(nid)) + nla(A[name], os.urandom(width))), errno.EINVAL, 'msg+offs', {}
-        if k == 7:
-            atype = random.choice((0, A['irq-suspend-timeout'] + 1, random.randrange(8, 0x4000)))
-            return 'set: unknown attribute type', r.msg(
-                set_, nla(A['id'], u32(nid)) + nla(atype, os.urandom(random.randrange(9))) + good), \
-                errno.EINVAL, 'msg+offs', {}
-        if k == 8:
-            name = random.choice(('ifindex', 'irq', 'pid'))
-            return f'set: {name}, not an attribute of napi-set', r.msg(
-                set_, nla(A['id'], u32(nid)) + nla(A[name], u32(1)) + good), errno.EINVAL, 'msg+offs', {}
-        if k == 9:
-            return 'set: NLA_F_NESTED garbage', r.msg(
-                set_, nla(A['id'], u32(nid)) + nla(A[random.choice(VALUE_ATTRS)] | NLA_F_NESTED,
-                                                 os.urandom(random.randrange(4, 40)))), errno.EINVAL, 'msg+offs', {}
-        if k == 10:
-            body = nla(A['id'], u32(nid)) + good
-            cut = nla(A['defer-hard-irqs'], u32(1))
-            claim = struct.pack('HH', len(cut) + random.randrange(1, 64), A['defer-hard-irqs'])
-            return 'set: last attribute truncated', r.msg(set_, body + claim + cut[4:]), \
-                errno.EINVAL, 'msg', {}
-        if k == 11:
-            return 'set: generic netlink header truncated', r.msg(
-                set_, b'', genl=struct.pack('BB', set_, 1)), errno.EINVAL, '', {}
-        if k == 12:
-            data = r.msg(set_, nla(A['id'], u32(nid)) + good)
-            return 'set: nlmsg_len beyond the message', r.msg(
-                set_, nla(A['id'], u32(nid)) + good, nl_len=len(data) + random.randrange(4, 4096)), \
-                NO_REPLY, '', {}
-        if k == 13:
-            good2, new2 = self.good_attrs()
-            return 'set: duplicated attributes (the last one counts)', r.msg(
-                set_, nla(A['id'], u32(nid)) + good + nla(A['id'], u32(nid)) + good2), \
-                0, '', {nid: {**new, **new2}}
-        if k == 14:
-            return 'set: duplicated defer-hard-irqs, the second out of range', r.msg(
-                set_, nla(A['id'], u32(nid)) + nla(A['defer-hard-irqs'], u32(1)) +
-                nla(A['defer-hard-irqs'], u32(U32_MAX))), errno.ERANGE, 'msg+offs', {}
-        if k == 15:
-            size = random.choice((65536, 100000, 200000))
-            pad = b''.join(nla(A['irq'] if random.random() < 0.5 else 0x3ff0, os.urandom(60000))
-                           for _ in range(size // 60004))
-            return f'set: {len(pad) // 1024} KiB of attributes', r.msg(set_, nla(A['id'], u32(nid)) + pad), \
-                errno.EINVAL, 'msg+offs', {}
-        if k == 16:
-            cmd = random.choice((0, 255, random.randrange(max(ops.values()) + 1, 255)))
-            return 'unknown command', r.msg(cmd, nla(A['id'], u32(nid))), errno.EOPNOTSUPP, '', {}
-        if k == 17:
-            # napi-get names the attribute only (NL_SET_BAD_ATTR)
-            return 'get: unknown id', r.msg(get, nla(A['id'], u32(self.unknown_id()))), \
-                errno.ENOENT, 'offs', {}
-        return 'get: dump of ifindex 0', r.msg(get, nla(A['ifindex'], u32(0)), dump=True), \
-            errno.ERANGE, 'msg+offs', {}
+        return random.choice(CASES)(self, nid, good, new)
 
     def check_extack(self, want, ext):
         if not want:
@@ -305,6 +325,9 @@ class Fuzz:
                 self.readback(name)
             if i % 2000 == 0:
                 print(f'# {i}/{n} messages, {len(self.wrong)} wrong answers', flush=True)
+
+
+CASES = [m for name, m in vars(Fuzz).items() if name.startswith('case_')]
 
 
 def other_values(ns):

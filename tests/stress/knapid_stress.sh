@@ -45,14 +45,7 @@ cleanup() {
 	if [ "$kind" = nsim ]; then
 		pair_destroy
 	else
-		ip netns del "$NS_A" 2>/dev/null
-		ip netns del "$NS_B" 2>/dev/null
-		# the NICs come back to the init netns asynchronously: wait, so
-		# that the next test finds them
-		for i in $(seq 100); do
-			[ "$(nics_of virtio_net | wc -l)" -ge 2 ] && break
-			nap 0.1
-		done
+		nics_out_of_netns virtio_net
 	fi
 }
 trap cleanup EXIT

@@ -61,7 +61,7 @@ setup_devs() {
 		ip -n "$NS_A" link set "$DEV_A" up && ip -n "$NS_B" link set "$DEV_B" up
 	else
 		# a previous test's netns may still be giving them back
-		slowwait 10 eval '[ "$(nics_of virtio_net | wc -l)" -ge 2 ]'
+		slowwait 10 nics_at_least virtio_net 2
 		mapfile -t nics < <(nics_of virtio_net)
 		[ ${#nics[@]} -ge 2 ] || { echo "# needs two virtio-net NICs, found: ${nics[*]}"; return 1; }
 		nics_into_netns "${nics[0]}" "${nics[1]}" || return 1
@@ -104,10 +104,7 @@ disarm() {
 	if [ "$kind" = nsim ]; then
 		pair_destroy 2>/dev/null
 	else
-		ip netns del "$NS_A" 2>/dev/null
-		ip netns del "$NS_B" 2>/dev/null
-		# the NICs come back to the init netns: wait for them
-		slowwait 10 eval '[ "$(nics_of virtio_net | wc -l)" -ge 2 ]'
+		nics_out_of_netns virtio_net
 	fi
 	[ -n "$state" ] && rm -rf "$state"
 	state=
