@@ -25,7 +25,7 @@
 . "$(dirname "$0")/lib.sh"
 
 kind=${1:?usage: suspend_stress.sh nsim|virtio}
-ROUNDS=$(scaled 1 1 10)
+ROUNDS=$(scaled 1 1 3)
 SUSPEND_NS=20000000000
 HOLD=$STRESS_DIR/../guest/epoll_hold.py
 state=
