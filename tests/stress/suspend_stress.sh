@@ -239,8 +239,8 @@ while time.monotonic() < end and not os.path.exists(sys.argv[3]):
 		{ echo "# the server got nothing"; return 1; }
 	# The server's suspension lapses whenever one of its epoll_wait calls
 	# finds nothing within its busy-poll time, and the stop may land in such
-	# a lapse: under TCG 3 of 5 stops held on an idle host, 1 of 8 and 3 of
-	# 9 beside a nice-19 kernel build (the quiet moment an interrupt counter
+	# a lapse: under TCG 3 of 5 stops held in the quick runs, 1 of 8 and 2 of
+	# 8 beside a nice-19 kernel build (the quiet moment an interrupt counter
 	# shows did not predict a held one). Up to 20 stops: a series where the
 	# suspension never holds fails every one.
 	for ((try = 1; try <= 20 && held == 0; try++)); do
