@@ -26,8 +26,8 @@ help:
 	@echo "                    (NAME=slim|debian|debian-localmod|host|host-localmod: the work/deb/ directory)"
 	@echo "make kselftest-tar  the series' selftests as the kselftest gen_tar tarball, work/kselftest.tar.gz"
 	@echo "make am-check       git am the series on every linux-source-6.12 version apt serves"
-	@echo "make stress         stress, fault and bad-input campaign on a KASAN + lockdep kernel (68 min measured);"
-	@echo "                    QUICK=1 for the short scale (21 min); report in results/stress/<date>-<commit>/"
+	@echo "make stress         stress, fault and bad-input campaign on a KASAN + lockdep kernel (hours);"
+	@echo "                    QUICK=1 for the short scale; report in results/stress/<date>-<commit>/"
 	@echo "make sabotage       break the kernel on purpose (tests/sabotage/) and show the tests fail; ONLY=05 for one"
 
 deps:
