@@ -93,12 +93,13 @@ check "apt-get purge: /boot has no file of $krel left" \
 	test -z "$(find "$root/boot" -name "*$krel*")"
 # the upstream packaging's postrm does not remove what depmod generated
 # (modules.dep, modules.alias, ...): the README has the rm after the purge
-left=$(cd "$root/lib/modules" && find "$krel" -type f 2>/dev/null | sort | xargs || true)
+# (a purge that left nothing may have removed /lib/modules itself)
+left=$(if [ -d "$root/lib/modules/$krel" ]; then cd "$root/lib/modules" && find "$krel" -type f | sort | xargs; fi)
 check "apt-get purge: only depmod's modules.* files are left in /lib/modules/$krel (${left:-none})" \
 	test -z "$(tr ' ' '\n' <<<"$left" | grep -v -E "^$krel/modules\.[a-z.]+$")"
 chroot "$root" rm -rf "/lib/modules/$krel"
 check "rm -rf /lib/modules/$krel: nothing of $krel is left on the root" \
-	test -z "$(find "$root/boot" "$root/lib/modules" "$root/usr/src" -name "*$krel*")"
+	test -z "$(for d in "$root/boot" "$root/lib/modules" "$root/usr/src"; do [ ! -d "$d" ] || find "$d" -name "*$krel*"; done)"
 
 mkdir -p "$TOP/results/deb"
 {

@@ -92,6 +92,22 @@ nics_into_netns() {
 	ip -n "$NS_A" link set "$1" up && ip -n "$NS_B" link set "$2" up
 }
 
+# nics_pair_into_netns DRIVER: the first two NICs DRIVER drives (wired
+# together, e.g. on a QEMU hub) into NS_A and NS_B as nics_into_netns does;
+# sets DEV_A and DEV_B. Waits up to 10 s for them: a netns deleted just
+# before may still be giving them back
+nics_pair_into_netns() {
+	local nics
+	slowwait 10 nics_at_least "$1" 2
+	mapfile -t nics < <(nics_of "$1")
+	if [ ${#nics[@]} -lt 2 ]; then
+		echo "# needs two $1 NICs on one QEMU hub, found: ${nics[*]:-none}"
+		return 1
+	fi
+	DEV_A=${nics[0]} DEV_B=${nics[1]}
+	nics_into_netns "$DEV_A" "$DEV_B"
+}
+
 # nics_out_of_netns DRIVER: delete NS_A and NS_B and wait up to 10 s for the
 # two NICs of DRIVER that nics_into_netns moved there: a deleted netns gives
 # them back to the init netns asynchronously, and the next test needs them

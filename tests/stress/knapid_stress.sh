@@ -59,10 +59,7 @@ if [ "$kind" = nsim ]; then
 	ip -n "$NS_A" link set "$DEV_A" up
 	ip -n "$NS_B" link set "$DEV_B" up
 else
-	mapfile -t nics < <(nics_of virtio_net)
-	[ ${#nics[@]} -ge 2 ] || ktap_exit_fail_msg "needs two virtio-net NICs on one QEMU hub, found: ${nics[*]}"
-	DEV_A=${nics[0]} DEV_B=${nics[1]}
-	nics_into_netns "$DEV_A" "$DEV_B" || ktap_exit_fail_msg "could not set up $DEV_A and $DEV_B"
+	nics_pair_into_netns virtio_net || ktap_exit_fail_msg "could not set up the virtio-net NICs"
 fi
 peer_reachable 30 || ktap_exit_fail_msg "no link between $DEV_B and $DEV_A"
 echo "# $kind: $DEV_A $ADDR_A in $NS_A, $DEV_B $ADDR_B in $NS_B; scale $STRESS_SCALE"
