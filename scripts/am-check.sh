@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
 # usage: am-check.sh [VERSION...]
-# `make am-check`: does the series apply with plain `git am` on other 6.12
+# `make am-check`: do the series apply with plain `git am` to real 6.12
 # trees? For each version of Debian's linux-source-6.12 (default: every one
-# apt serves), fetch and commit it (fetch-base.sh, cached), clone it into
-# work/am-check/VERSION and `git am --3way` every patch of patches/series in
-# one command, the README's. A patch that does
-# not apply is reported with the files it conflicts in, and the am aborted.
+# apt serves), `git am --3way` the three series, in order, onto
+#  (a) the unpacked tarball with every file committed, dotfiles included
+#      (fetch-base.sh's `tarball`, cached), without the base fixups, and,
+#      for the pinned version,
+#  (b) the tree the README's recipe makes: its commands run as written (the
+#      block after "<!-- am-check: recipe -->" in README.md), in a scratch
+#      directory; its base commit must hold the same tree as (a).
+# A patch that does not apply is reported with the files it conflicts in.
 # The table goes to results/am-check.md; the exit code is 0 only when the
 # series applied on every version from AM_CHECK_MIN (default 6.12.113, the
-# oldest base the README promises) on; older ones are reported only.
+# oldest base the README promises) on, and to the recipe's tree.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-# the oldest linux-source-6.12 the README says the series applies to
 MIN_VERSION=${AM_CHECK_MIN:-6.12.113}
 versions=("$@")
 if [ ${#versions[@]} = 0 ]; then
@@ -22,40 +25,49 @@ fi
 mkdir -p "$WORK/am-check" "$TOP/results"
 table=$TOP/results/am-check.md
 npatches=$(series_patches | wc -l)
+# git am needs an identity; a user's own is kept
+if [ -z "$(git config user.email || true)" ]; then
+	export GIT_AUTHOR_NAME=$PLACEHOLDER_NAME GIT_AUTHOR_EMAIL=$PLACEHOLDER_EMAIL
+	export GIT_COMMITTER_NAME=$PLACEHOLDER_NAME GIT_COMMITTER_EMAIL=$PLACEHOLDER_EMAIL
+fi
 bad=0
 {
-	echo "# git am of the series ($npatches patches) on Debian's linux-source-6.12 versions"
+	echo "# git am of the series ($npatches patches in $(series_dirs | wc -l) series) on Debian's linux-source-6.12"
 	echo
 	echo "Made by scripts/am-check.sh on $(date -u +%F) (harness commit $(git -C "$TOP" rev-parse --short HEAD))."
 	echo
-	echo "| linux-source-6.12 | result |"
-	echo "|---|---|"
+	echo "| linux-source-6.12 | tree | result |"
+	echo "|---|---|---|"
 } > "$table"
-for v in "${versions[@]}"; do
-	log "am-check: $BASE_PKG $v"
-	repo=$(BASE_VERSION=$v "$TOP/scripts/fetch-base.sh")
-	dir=$WORK/am-check/$v
-	rm -rf "$dir"
-	git clone -q --shared --no-checkout "$repo" "$dir"
-	git -C "$dir" config user.name "knapid harness"
-	git -C "$dir" config user.email "harness@example.invalid"
-	git -C "$dir" checkout -q -b work base
-	# the README's command: every patch of the series in one git am
-	result=
-	if ! (cd "$dir" && sed "s|^|$TOP/patches/|" < <(series_patches) | xargs git am --3way) > "$dir.am.log" 2>&1; then
-		next=$(cat "$dir/.git/rebase-apply/next" 2>/dev/null || true)
-		p=$(series_patches | sed -n "${next:-1}p")
-		files=$(git -C "$dir" diff --name-only --diff-filter=U | xargs)
-		why=$(grep -m1 '^error:' "$dir.am.log" | sed 's/^error: //' || true)
-		result="patch ${next:-?} $p does not apply${files:+ (conflicts in $files)}${why:+ ($why)}; $(git -C "$dir" rev-list --count base..HEAD) applied before it"
-		git -C "$dir" am --abort > /dev/null 2>&1 || true
+
+# am_series DIR: git am every series in DIR, one command per series as the
+# README has it; prints the result
+am_series() {
+	local dir=$1 d before next p files why
+	before=$(git -C "$dir" rev-list --count HEAD)
+	for d in $(series_dirs); do
+		if ! (cd "$dir" && sed "s|^|$PATCHES/$d/|" "$PATCHES/$d/series" | xargs git am --3way) >> "$dir.am.log" 2>&1; then
+			next=$(cat "$dir/.git/rebase-apply/next" 2>/dev/null || true)
+			p=$(sed -n "${next:-1}p" "$PATCHES/$d/series")
+			files=$(git -C "$dir" diff --name-only --diff-filter=U | xargs)
+			why=$(grep -m1 '^error:' "$dir.am.log" | sed 's/^error: //' || true)
+			git -C "$dir" am --abort > /dev/null 2>&1 || true
+			echo "$d/$p does not apply${files:+ (conflicts in $files)}${why:+ ($why)}; $(($(git -C "$dir" rev-list --count HEAD) - before)) applied before it"
+			return
+		fi
+	done
+	n=$(($(git -C "$dir" rev-list --count HEAD) - before))
+	if [ "$n" = "$npatches" ]; then
+		echo "all $n patches apply"
+	else
+		echo "only $n of $npatches commits after git am"
 	fi
-	if [ -z "$result" ]; then
-		n=$(git -C "$dir" rev-list --count base..HEAD)
-		result="all $n patches apply"
-		[ "$n" = "$npatches" ] || result="only $n of $npatches commits after git am"
-	fi
-	# below the oldest base the README promises, a failure is reported only
+}
+
+# record VERSION TREE RESULT: a row of the table; a failure counts from
+# MIN_VERSION on
+record() {
+	local v=$1 tree=$2 result=$3
 	case $result in
 	"all "*) ;;
 	*) if [ "$(printf '%s\n' "$v" "$MIN_VERSION" | sort -V | head -n1)" = "$MIN_VERSION" ]; then
@@ -64,9 +76,45 @@ for v in "${versions[@]}"; do
 		result="$result (older than $MIN_VERSION, the oldest base the README promises)"
 	fi ;;
 	esac
-	log "am-check: $v: $result"
-	echo "| $v | $result |" >> "$table"
+	log "am-check: $v, $tree: $result"
+	echo "| $v | $tree | $result |" >> "$table"
+}
+
+for v in "${versions[@]}"; do
+	log "am-check: $BASE_PKG $v"
+	repo=$(BASE_VERSION=$v "$TOP/scripts/fetch-base.sh")
+	dir=$WORK/am-check/$v
+	rm -rf "$dir" "$dir.am.log"
+	git clone -q --shared --no-checkout "$repo" "$dir"
+	git -C "$dir" checkout -q -b work tarball
+	record "$v" "tarball, every file committed" "$(am_series "$dir")"
 	rm -rf "$dir"
 done
+
+# (b) the README's recipe, run as written on the pinned version
+recipe=$(awk '/<!-- am-check: recipe -->/ { f = 1; next }
+	f && /^```/ { if (in_block) exit; in_block = 1; next }
+	f && in_block { print }' "$TOP/README.md")
+[ -n "$recipe" ] || die "README.md has no recipe block after <!-- am-check: recipe -->"
+scratch=$WORK/am-check/recipe
+rm -rf "$scratch" "$scratch.am.log"
+mkdir -p "$scratch"
+log "am-check: the README's recipe in $scratch"
+if (cd "$scratch" && bash -e -o pipefail -c "${recipe//\/path\/to\/knapid/$TOP}") > "$scratch.am.log" 2>&1; then
+	tree=$(git -C "$scratch/linux" rev-parse "$(git -C "$scratch/linux" rev-list --max-parents=0 HEAD)^{tree}")
+	want=$(git -C "$(BASE_VERSION=$BASE_VERSION_PIN "$TOP/scripts/fetch-base.sh")" rev-parse 'tarball^{tree}')
+	n=$(($(git -C "$scratch/linux" rev-list --count HEAD) - 1))
+	if [ "$tree" != "$want" ]; then
+		result="the recipe's base commit differs from the tarball with every file ($tree, not $want)"
+	elif [ "$n" != "$npatches" ]; then
+		result="only $n of $npatches commits after the recipe"
+	else
+		result="all $n patches apply"
+	fi
+else
+	result="the recipe failed: $(grep -m1 -e '^error:' -e '^fatal:' -e 'does not apply' "$scratch.am.log" || tail -n1 "$scratch.am.log")"
+fi
+record "$BASE_VERSION_PIN" "the README's recipe" "$result"
+rm -rf "$scratch"
 cat "$table"
-[ $bad = 0 ] || die "the series does not apply on $bad of ${#versions[@]} versions"
+[ $bad = 0 ] || die "the series do not apply in $bad of the trees tried"

@@ -58,7 +58,7 @@ dir=$WORK/deb/$name
 # CCACHE_BASEDIR=work) sees the same relative paths and serves every object
 B=$dir/build
 [ "$src" = slim ] && [ -z "${CONFIG_ONLY:-}" ] && B=$WORK/build-deb-slim
-base_version=$(git -C "$LINUX" log -1 --format=%s base 2>/dev/null | awk '{print $NF}' || true)
+base_version=$(git -C "$LINUX" log -1 --format=%s tarball 2>/dev/null | awk '{print $NF}' || true)
 [ -n "$base_version" ] || die "no base commit in $LINUX (run make apply)"
 
 # set, even empty, LOCALVERSION stops setlocalversion from appending "+" for
@@ -200,7 +200,7 @@ printf '%s\n' "$krel" > "$dir/kernelrelease"
 	echo "# make deb: $name"
 	echo
 	echo "- config: $origin, + ${frags[*]##*/}$([ $localmod = no ] || echo ", localmodconfig (${LSMOD:-lsmod of this host})")"
-	echo "- kernel release: $krel ($(series_patches | wc -l) patches on Debian linux-source-6.12 $base_version)"
+	echo "- kernel release: $krel ($(series_patches | wc -l) patches in $(series_dirs | wc -l) series on Debian linux-source-6.12 $base_version)"
 	echo "- built: $(date -u '+%F %H:%M') UTC on $(nproc) CPUs, bindeb-pkg took ${secs}s ($((secs / 60)) min), ccache $CCACHE_DIR"
 	echo "- modules configured: $(grep -c '=m$' "$B/.config")"
 	echo

@@ -15,11 +15,51 @@ log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 warn() { printf '[%s] WARNING: %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { printf '[%s] ERROR: %s\n' "$(date +%H:%M:%S)" "$*" >&2; exit 1; }
 
-# The patch files of the series, in order (the cover letter is not in `series`).
-series_patches() {
-	[ -f "$TOP/patches/series" ] || return 0
-	grep -v -e '^\s*#' -e '^\s*$' "$TOP/patches/series" || true
+# The kernel base the series are for; its patches are in patches/$KBASE.
+KBASE=${BASE:-6.12}
+[ "$KBASE" = 6.12 ] || die "BASE=$KBASE: patches/ has a series only for BASE=6.12"
+PATCHES=$TOP/patches/$KBASE
+
+# The series of the base, in the order they apply (patches/6.12/series: one
+# "DIRECTORY COUNT" line each; DIRECTORY holds the cover letter, COUNT
+# patches and their own `series` file).
+series_dirs() {
+	[ -f "$PATCHES/series" ] || return 0
+	grep -v -e '^\s*#' -e '^\s*$' "$PATCHES/series" | awk '{print $1}'
 }
+
+# How many patches `patches/6.12/series` says series DIRECTORY has.
+series_count() {
+	grep -v -e '^\s*#' -e '^\s*$' "$PATCHES/series" | awk -v d="$1" '$1 == d {print $2}'
+}
+
+# The patch files of all series, in order, relative to $PATCHES
+# (DIRECTORY/NNNN-*.patch; the cover letters are not listed).
+series_patches() {
+	local d
+	for d in $(series_dirs); do
+		[ -f "$PATCHES/$d/series" ] || continue
+		grep -v -e '^\s*#' -e '^\s*$' "$PATCHES/$d/series" | sed "s|^|$d/|"
+	done
+}
+
+# The base fixups: patches to the base tree, not part of any series, that
+# the harness applies before the series (patches/6.12/base-fixups/series).
+base_fixups() {
+	[ -f "$PATCHES/base-fixups/series" ] || return 0
+	grep -v -e '^\s*#' -e '^\s*$' "$PATCHES/base-fixups/series" | sed 's|^|base-fixups/|'
+}
+
+# Everything in $PATCHES that decides what a tree with the series holds:
+# a hash over it tells whether a work tree is current.
+patches_digest() {
+	(cd "$PATCHES" && { cat series; for d in $(series_dirs) base-fixups; do cat "$d/series" 2>/dev/null; done
+		{ base_fixups; series_patches; } | xargs -r cat; }) | sha256sum | cut -d' ' -f1
+}
+
+# The harness's placeholder identity, used where git has none configured.
+PLACEHOLDER_NAME="knapid harness"
+PLACEHOLDER_EMAIL="harness@example.invalid"
 
 # git format-patch options shared by export and series-status, so the two
 # produce byte-identical files for identical commits.

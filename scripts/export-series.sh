@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Write the work tree's commits since base into patches/ (format-patch files
-# and the series file). The cover letter, patches/0000-cover-letter.patch, is
-# hand-written and kept.
+# Write the work tree's commits since base into patches/$BASE: one directory
+# per series as patches/$BASE/series lays them out (format-series.sh), with
+# the cover letters' text kept.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -10,11 +10,15 @@ cd "$LINUX"
 [ -z "$(git status --porcelain)" ] || die "commit your edits in $LINUX first: $(git status --short | head -5 | tr '\n' ' ')"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-git format-patch -q "${FORMAT_PATCH_OPTS[@]}" -o "$tmp" base..HEAD
-find "$TOP/patches" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-cover-letter.patch' -delete
-(cd "$tmp" && ls) > "$TOP/patches/series"
-cp "$tmp"/*.patch "$TOP/patches/" 2>/dev/null || true
+"$TOP/scripts/format-series.sh" "$tmp/out"
+for d in $(series_dirs); do
+	mkdir -p "$PATCHES/$d"
+	find "$PATCHES/$d" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' -delete
+	cp "$tmp/out/$d"/* "$PATCHES/$d/"
+done
+cp "$tmp/out/series" "$PATCHES/series"
 # the series is applied now: record it so apply-series does not redo the work
-want=$(cd "$TOP/patches" && { cat series; series_patches | xargs -r cat; } | sha256sum | cut -d' ' -f1)
-printf '%s %s\n%s\n' "$want" "$(git rev-parse base)" "$(git rev-parse HEAD)" > .git/knapid-series.sha256
-log "exported $(wc -l < "$TOP/patches/series") patches to patches/"
+printf '%s %s\n%s\n' "$(patches_digest)" "$(git rev-parse tarball)" "$(git rev-parse HEAD)" > .git/knapid-series.sha256
+for d in $(series_dirs); do
+	log "exported $(wc -l < "$PATCHES/$d/series") patches to ${PATCHES#"$TOP"/}/$d/"
+done

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Fetch Debian's linux-source-6.12, unpack it and make a git repository with one
-# commit tagged "base" (BASE_VERSION=V: that version instead of the pin). The result is cached under $CACHE/base/<version> (outside
-# the repo, so fresh clones reuse it) and its path is printed on stdout.
+# commit tagged "tarball" that holds every file of the tarball as it is, the
+# dotfiles (.gitignore, .clang-format, ...) included (BASE_VERSION=V: that
+# version instead of the pin). The result is cached under
+# $CACHE/base/<version> (outside the repo, so fresh clones reuse it) and its
+# path is printed on stdout.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -27,7 +30,10 @@ pick_version() {
 version=$(pick_version)
 dir=$CACHE/base/$version
 repo=$dir/linux
-if [ -f "$dir/.done" ]; then
+# a cache made by an older harness (Debian's top-level .gitignore edited,
+# dotfiles not committed) is made again
+FORMAT="tarball, every file"
+if [ -f "$dir/.done" ] && [ "$(sed -n 2p "$dir/.done")" = "$FORMAT" ]; then
 	log "base $version cached in $repo"
 	echo "$repo"
 	exit 0
@@ -45,35 +51,20 @@ dpkg-deb --fsys-tarfile "$deb" |
 	tar -xJ -C "$repo" --strip-components=1
 rm -f "$deb"
 
-# Debian's .gitignore ends with a block that ignores every top-level entry
-# ("/*" then "!/debian/"): new files would be silently ignored. Drop it.
-python3 - "$repo/.gitignore" <<'PY'
-import sys
-p = sys.argv[1]
-lines = open(p).read().split('\n')
-try:
-    i = lines.index('/*')
-except ValueError:
-    sys.exit(0)
-# the block starts at the comment lines right above "/*"
-while i > 0 and lines[i - 1].startswith('#'):
-    i -= 1
-open(p, 'w').write('\n'.join(lines[:i]).rstrip('\n') + '\n')
-PY
-grep -qx '/\*' "$repo/.gitignore" && die "could not drop Debian's ignore-all block"
-
 log "making the base commit (86k files, takes a while)"
 (
 	cd "$repo"
 	git init -q -b base-branch
 	git config user.name "knapid harness"
 	git config user.email "harness@example.invalid"
-	git add -A
+	# Debian's top-level .gitignore ignores every top-level entry and every
+	# dotfile: -f commits the tree as the tarball has it
+	git add -A -f
 	GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:00:00Z" \
 		git commit -q -m "Debian $BASE_PKG $version"
-	git tag base
+	git tag tarball
 	git gc -q --auto
 )
-echo "$version" > "$dir/.done"
+printf '%s\n%s\n' "$version" "$FORMAT" > "$dir/.done"
 log "base $version ready"
 echo "$repo"

@@ -1,5 +1,9 @@
 #!/usr/bin/env bash
-# checkpatch.pl --strict on every patch of the series, as KTAP on stdout.
+# checkpatch.pl --strict on every patch of the series, as KTAP on stdout,
+# then two checks of the series as files: series-files (counts, numbering,
+# [PATCH n/N] subjects and cover letters against the series files,
+# check-series-files.py) and new-files (no patch creates a file the
+# tarball already has, check-new-files.py).
 # A patch passes only with no ERROR and no WARNING (CHECKs are shown); the
 # one exemption, LONG_LINE in generated files, is printed for each line
 # (scripts/checkpatch-verdict.py). Exits 1 when any patch fails.
@@ -12,12 +16,12 @@ export PATH=/usr/bin:$PATH
 mapfile -t patches < <(series_patches)
 failed=0
 echo "TAP version 13"
-echo "1..${#patches[@]}"
+echo "1..$((${#patches[@]} + 2))"
 n=0
 for p in "${patches[@]}"; do
 	n=$((n + 1))
 	out=$(cd "$LINUX" && scripts/checkpatch.pl --strict --show-types --no-color \
-		"$TOP/patches/$p" 2>&1)
+		"$PATCHES/$p" 2>&1)
 	sed 's/^/# /' <<<"$out"
 	# no ERROR or WARNING (LONG_LINE in generated files excepted, and said
 	# so), no crashed helper (spdxcheck), and checkpatch's totals printed
@@ -31,8 +35,25 @@ for p in "${patches[@]}"; do
 		failed=$((failed + 1))
 	fi
 done
+n=$((n + 1))
+if out=$("$TOP/scripts/check-series-files.py" "$PATCHES" 2>&1); then
+	echo "ok $n series-files"
+else
+	sed 's/^/# /' <<<"$out"
+	echo "not ok $n series-files"
+	failed=$((failed + 1))
+fi
+n=$((n + 1))
+mapfile -t all < <({ base_fixups; series_patches; } | sed "s|^|$PATCHES/|")
+if out=$("$TOP/scripts/check-new-files.py" "$LINUX" tarball "${all[@]}" 2>&1); then
+	echo "ok $n new-files"
+else
+	sed 's/^/# /' <<<"$out"
+	echo "not ok $n new-files"
+	failed=$((failed + 1))
+fi
 # the exit code tells the truth: `make lint` fails when any patch does
 if [ $failed -gt 0 ]; then
-	echo "# checkpatch: $failed of ${#patches[@]} patches failed" >&2
+	echo "# lint: $failed of $((${#patches[@]} + 2)) checks failed" >&2
 	exit 1
 fi

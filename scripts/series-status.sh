@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Exit 0 when the kernel work tree holds nothing that patches/ lacks: its
-# commits since base export to exactly the files in patches/, and there are
-# no uncommitted edits. Otherwise say what differs and exit 1.
+# commits since base export to exactly the files in patches/$BASE, and there
+# are no uncommitted edits. Otherwise say what differs and exit 1.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -19,21 +19,16 @@ if [ -n "$dirty" ]; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-git format-patch -q "${FORMAT_PATCH_OPTS[@]}" -o "$tmp" base..HEAD
-(cd "$tmp" && ls) > "$tmp/.have"
-series_patches > "$tmp/.want"
-if ! diff -q "$tmp/.have" "$tmp/.want" >/dev/null; then
-	echo "the work tree's commits and patches/series differ:"
-	diff -u --label patches/series --label "work tree (base..HEAD)" "$tmp/.want" "$tmp/.have" | tail -n +3
-	rc=1
-else
-	while read -r p; do
-		if ! cmp -s "$tmp/$p" "$TOP/patches/$p"; then
-			echo "patches/$p differs from the work tree's commit:"
-			diff -u "$TOP/patches/$p" "$tmp/$p" | head -20
-			rc=1
-		fi
-	done < "$tmp/.want"
+if ! "$TOP/scripts/format-series.sh" "$tmp/out" 2> "$tmp/err"; then
+	sed 's/^\[[0-9:]*\] ERROR: //' "$tmp/err"
+	exit 1
 fi
-[ $rc = 0 ] && echo "series in sync: $(wc -l < "$tmp/.want") patches"
+for d in $(series_dirs) series; do
+	if ! diff -r -q "$PATCHES/$d" "$tmp/out/$d" > /dev/null; then
+		echo "${PATCHES#"$TOP"/}/$d differs from the work tree's commits:"
+		diff -r -u "$PATCHES/$d" "$tmp/out/$d" | head -20
+		rc=1
+	fi
+done
+[ $rc = 0 ] && echo "series in sync: $(series_patches | wc -l) patches in $(series_dirs | wc -l) series"
 exit $rc

@@ -18,8 +18,11 @@
 #      returning events, no napi_watchdog timer is pending;
 #   3. unbinding the driver (free_netdev() frees the NAPI) draws no
 #      ODEBUG "free active object" report (CONFIG_DEBUG_OBJECTS_FREE and
-#      _TIMERS): no armed timer in freed memory.
-# Without the fix, 2 and 3 fail (and the splat gate sees the ODEBUG WARNING).
+#      _TIMERS): no armed timer in freed memory;
+#   4. after `ip link set up` the NAPI has the ID it had before the down
+#      (checked before 3): a NAPI keeps the ID it got when added.
+# If a disabled NAPI can be armed, 2 and 3 fail (and the splat gate sees the
+# ODEBUG WARNING); if napi_enable() gives a new ID, 4 fails.
 . "$(dirname "$0")/lib.sh"
 
 SUSPEND_NS=20000000000
@@ -45,7 +48,7 @@ events() { cat "$state/events" 2>/dev/null || echo 0; }
 wait_events() { slowwait 10 eval "[ \$(events) -ge $1 ]"; }
 
 ktap_print_header
-ktap_set_plan 3
+ktap_set_plan 4
 
 e1000=$(nics_of e1000 | head -n1) && virtio=$(nics_of virtio_net | head -n1) &&
 	[ -n "$e1000" ] && [ -n "$virtio" ] ||
@@ -90,6 +93,18 @@ if [ "$after" -eq 0 ]; then
 	ktap_test_pass "no timer armed on the disabled NAPI"
 else
 	ktap_test_fail "no timer armed on the disabled NAPI"
+fi
+
+# a NAPI keeps the ID it got when added across disable/enable, also without
+# napi_config: AF_XDP sockets and threaded NAPI take it before napi_enable()
+ip -n "$NS_A" link set "$e1000" up
+again=$(ip netns exec "$NS_A" $YNL --dump napi-get --json "{\"ifindex\": $ifindex}" |
+	grep -o "'id': [0-9]*" | head -n1 | awk '{print $2}')
+echo "# NAPI of $e1000 after down/up: ${again:-none} (was $napi)"
+if [ "$again" = "$napi" ]; then
+	ktap_test_pass "NAPI ID kept across down/up without napi_config"
+else
+	ktap_test_fail "NAPI ID kept across down/up without napi_config"
 fi
 
 echo "$pci" > /sys/bus/pci/drivers/e1000/unbind

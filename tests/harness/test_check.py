@@ -101,7 +101,7 @@ def test_lint_step_that_died_fails(tmp_path):
     # the lint step printed nothing: every patch of the series is missing
     rc, out, res = check(tmp_path, 'clean', STUB_LINT_MODE='crash')
     assert_failed(rc, out)
-    assert any(line.startswith('MISSING: expected test checkpatch 0001-') for line in out)
+    assert any(line.startswith('MISSING: expected test checkpatch napi-config/0001-') for line in out)
 
 
 def test_failing_guest_runner_still_ends_with_verdict(tmp_path):
