@@ -51,8 +51,9 @@ am_series() {
 			p=$(sed -n "${next:-1}p" "$PATCHES/$d/series")
 			files=$(git -C "$dir" diff --name-only --diff-filter=U | xargs)
 			why=$(grep -m1 '^error:' "$dir.am.log" | sed 's/^error: //' || true)
+			n=$(($(git -C "$dir" rev-list --count HEAD) - before))
 			git -C "$dir" am --abort > /dev/null 2>&1 || true
-			echo "$d/$p does not apply${files:+ (conflicts in $files)}${why:+ ($why)}; $(($(git -C "$dir" rev-list --count HEAD) - before)) applied before it"
+			echo "$d/$p does not apply${files:+ (conflicts in $files)}${why:+ ($why)}; $n applied before it"
 			return
 		fi
 	done

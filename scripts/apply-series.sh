@@ -54,8 +54,11 @@ if [ -f "$stamp" ] && [ "$(head -n1 "$stamp")" = "$want" ] &&
 	exit 0
 fi
 
-# Anything here that patches/ does not have would be lost by re-applying.
-if [ "$(git rev-parse HEAD)" != "$(git rev-parse base)" ] || [ -n "$(git status --porcelain)" ]; then
+# Anything here that patches/ does not have would be lost by re-applying;
+# a tree exactly as an earlier apply or export left it holds nothing else.
+head=$(git rev-parse HEAD)
+if { [ "$head" != "$(git rev-parse base)" ] && [ "$head" != "$(sed -n 2p "$stamp" 2>/dev/null)" ]; } ||
+   [ -n "$(git status --porcelain)" ]; then
 	"$TOP/scripts/series-status.sh" >&2 ||
 		die "refusing to re-apply: $LINUX holds work that is not in patches/ (run 'make export' first, or 'git -C $LINUX reset --hard base' to drop it)"
 fi
