@@ -26,7 +26,7 @@ help:
 	@echo "                    (NAME=slim|debian|debian-localmod|host|host-localmod: the work/deb/ directory)"
 	@echo "make kselftest-tar  the series' selftests as the kselftest gen_tar tarball, work/kselftest.tar.gz"
 	@echo "make am-check       git am the series on every linux-source-6.12 version apt serves (every file"
-	@echo "                    of the tarball committed) and on the tree the README's recipe makes"
+	@echo "                    of the tarball committed) and on the tree the recipe of docs/own-machine.md makes"
 	@echo "make stress         stress, fault and bad-input campaign on a KASAN + lockdep kernel (hours);"
 	@echo "                    QUICK=1 for the short scale; report in results/stress/<date>-<commit>/"
 	@echo "make sabotage       break the kernel on purpose (tests/sabotage/) and show the tests fail; ONLY=05 for one"
@@ -55,7 +55,7 @@ build: build-release
 
 # the tarball is what build-selftests.sh makes and unpacks for the guest
 kselftest-tar: selftests
-	@echo "kselftest tarball: $(CURDIR)/work/kselftest.tar.gz (see README, On your own machine)"
+	@echo "kselftest tarball: $(CURDIR)/work/kselftest.tar.gz (see docs/own-machine.md)"
 
 deb: apply
 	@$(S)/build-deb.sh $(or $(CONFIG_FROM),debian)

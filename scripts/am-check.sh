@@ -6,17 +6,19 @@
 #  (a) the unpacked tarball with every file committed, dotfiles included
 #      (fetch-base.sh's `tarball`, cached), without the base fixups, and,
 #      for the pinned version,
-#  (b) the tree the README's recipe makes: its commands run as written (the
-#      block after "<!-- am-check: recipe -->" in README.md), in a scratch
-#      directory; its base commit must hold the same tree as (a).
+#  (b) the tree the recipe of docs/own-machine.md makes: its commands run as
+#      written (the block after "<!-- am-check: recipe -->" in RECIPE_DOC),
+#      in a scratch directory; its base commit must hold the same tree as (a).
 # A patch that does not apply is reported with the files it conflicts in.
 # The table goes to results/am-check.md; the exit code is 0 only when the
 # series applied on every version from AM_CHECK_MIN (default 6.12.113, the
-# oldest base the README promises) on, and to the recipe's tree.
+# oldest base docs/own-machine.md promises) on, and to the recipe's tree.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 MIN_VERSION=${AM_CHECK_MIN:-6.12.113}
+# the page whose recipe block (b) runs, relative to the repository
+RECIPE_DOC=docs/own-machine.md
 versions=("$@")
 if [ ${#versions[@]} = 0 ]; then
 	mapfile -t versions < <(apt-cache madison "$BASE_PKG" | awk '{print $3}' | sort -uV)
@@ -41,7 +43,7 @@ bad=0
 } > "$table"
 
 # am_series DIR: git am every series in DIR, one command per series as the
-# README has it; prints the result
+# recipe has it; prints the result
 am_series() {
 	local dir=$1 d before next p files why
 	before=$(git -C "$dir" rev-list --count HEAD)
@@ -74,7 +76,7 @@ record() {
 	*) if [ "$(printf '%s\n' "$v" "$MIN_VERSION" | sort -V | head -n1)" = "$MIN_VERSION" ]; then
 		bad=$((bad + 1))
 	else
-		result="$result (older than $MIN_VERSION, the oldest base the README promises)"
+		result="$result (older than $MIN_VERSION, the oldest base $RECIPE_DOC promises)"
 	fi ;;
 	esac
 	log "am-check: $v, $tree: $result"
@@ -92,15 +94,15 @@ for v in "${versions[@]}"; do
 	rm -rf "$dir"
 done
 
-# (b) the README's recipe, run as written on the pinned version
+# (b) the recipe of RECIPE_DOC, run as written on the pinned version
 recipe=$(awk '/<!-- am-check: recipe -->/ { f = 1; next }
 	f && /^```/ { if (in_block) exit; in_block = 1; next }
-	f && in_block { print }' "$TOP/README.md")
-[ -n "$recipe" ] || die "README.md has no recipe block after <!-- am-check: recipe -->"
+	f && in_block { print }' "$TOP/$RECIPE_DOC")
+[ -n "$recipe" ] || die "$RECIPE_DOC has no recipe block after <!-- am-check: recipe -->"
 scratch=$WORK/am-check/recipe
 rm -rf "$scratch" "$scratch.am.log"
 mkdir -p "$scratch"
-log "am-check: the README's recipe in $scratch"
+log "am-check: the recipe of $RECIPE_DOC in $scratch"
 if (cd "$scratch" && bash -e -o pipefail -c "${recipe//\/path\/to\/knapid/$TOP}") > "$scratch.am.log" 2>&1; then
 	tree=$(git -C "$scratch/linux" rev-parse "$(git -C "$scratch/linux" rev-list --max-parents=0 HEAD)^{tree}")
 	want=$(git -C "$(BASE_VERSION=$BASE_VERSION_PIN "$TOP/scripts/fetch-base.sh")" rev-parse 'tarball^{tree}')
@@ -115,7 +117,7 @@ if (cd "$scratch" && bash -e -o pipefail -c "${recipe//\/path\/to\/knapid/$TOP}"
 else
 	result="the recipe failed: $(grep -m1 -e '^error:' -e '^fatal:' -e 'does not apply' "$scratch.am.log" || tail -n1 "$scratch.am.log")"
 fi
-record "$BASE_VERSION_PIN" "the README's recipe" "$result"
+record "$BASE_VERSION_PIN" "the recipe of $RECIPE_DOC" "$result"
 rm -rf "$scratch"
 cat "$table"
 [ $bad = 0 ] || die "the series do not apply in $bad of the trees tried"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # usage: deb-install-check.sh [NAME]
 # `make deb-install-check`: install the packages of `make deb` (work/deb/NAME,
-# default slim) the way the README does, into a clean Debian 12 root
+# default slim) the way docs/own-machine.md does, into a clean Debian 12 root
 # (debootstrap minbase + initramfs-tools, as on a host that boots with an
 # initramfs), and remove them again:
 #   dpkg -i linux-image-RELEASE_*.deb [linux-headers-RELEASE_*.deb]
@@ -92,7 +92,7 @@ chroot "$root" apt-get purge -y -q "${names[@]}" >> "$WORK/deb/install-$name.log
 check "apt-get purge: /boot has no file of $krel left" \
 	test -z "$(find "$root/boot" -name "*$krel*")"
 # the upstream packaging's postrm does not remove what depmod generated
-# (modules.dep, modules.alias, ...): the README has the rm after the purge
+# (modules.dep, modules.alias, ...): docs/own-machine.md has the rm after the purge
 # (a purge that left nothing may have removed /lib/modules itself)
 left=$(if [ -d "$root/lib/modules/$krel" ]; then cd "$root/lib/modules" && find "$krel" -type f | sort | xargs; fi)
 check "apt-get purge: only depmod's modules.* files are left in /lib/modules/$krel (${left:-none})" \

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # usage: own-machine.sh PKGDIR
-# The README's "On your own machine" commands, run on the kernel of a
+# The commands of docs/own-machine.md, run on the kernel of a
 # `make deb` package (PKGDIR: work/deb/NAME, its linux-image unpacked; the
 # guest boots unpacked/boot/vmlinuz-RELEASE with threaded_napi=off) and on
 # the unpacked kselftest tarball: the commands a user types after dpkg -i
@@ -29,7 +29,7 @@ else
 	ktap_test_fail "the guest runs the packaged kernel $want_rel (uname -r: $rel)"
 fi
 
-# the boot parameter, as the README puts it on the kernel command line
+# the boot parameter, as docs/own-machine.md puts it on the kernel command line
 echo "# /proc/cmdline: $(cat /proc/cmdline)"
 echo "# sysctl net.core.knapid_enabled: $(sysctl -n net.core.knapid_enabled 2>&1)"
 if grep -qw threaded_napi=off /proc/cmdline && [ "$(sysctl -n net.core.knapid_enabled)" = 0 ]; then
@@ -48,7 +48,7 @@ echo "# $on -> $on_val; $off -> $off_val"
 ktap_test_result "sysctl -w net.core.knapid_enabled=1, then =0" \
 	[ "${on_val:-}/${off_val:-}" = 1/0 ]
 
-# per-NAPI values with the YNL CLI, from the kernel tree, as the README
+# per-NAPI values with the YNL CLI, from the kernel tree, as docs/own-machine.md
 # shows them (netdevsim stands in for the host's NIC); a subshell, for its cd
 napi_set_get() (
 	local dev ifindex id out
@@ -77,7 +77,7 @@ napi_set_get() (
 ktap_test_result "napi-set over the YNL CLI, read back with napi-get" napi_set_get
 cleanup
 
-# a test of the tarball through its own runner, the way the README runs it
+# a test of the tarball through its own runner, the way docs/own-machine.md runs it
 out=$(cd "$KSFT" && ./run_kselftest.sh -t drivers/net:napi_config.py 2>&1)
 echo "$out" | grep -E '^(not )?ok|^# (not )?ok' | sed 's/^/# /'
 desc="./run_kselftest.sh -t drivers/net:napi_config.py from the kselftest tarball"
