@@ -10,7 +10,8 @@ FLAVOURS := release debug nothreaded stress
 	stress deb deb-slim deb-install-check kselftest-tar am-check $(addprefix config-,$(FLAVOURS)) $(addprefix build-,$(FLAVOURS))
 
 help:
-	@echo "make demo           build the patched kernel, boot it under QEMU TCG, show the series at work"
+	@echo "make demo           boot the patched kernel with two virtio-net NICs (QEMU TCG), show what each"
+	@echo "                    feature does to their interrupts; fails when an effect is absent"
 	@echo "make check          harness self-tests, lint, debug kernel, kselftests in the guest, splat gate"
 	@echo "make bench          the seeds' benchmark tables on virtio-net (about 82 min: three boots), report + plots in results/bench/;"
 	@echo "                    QUICK=1: the main boot only, 5 rounds of 2 s (about 24 min)"
