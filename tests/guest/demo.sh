@@ -82,6 +82,28 @@ measure() {
 	printf '%-52s %10d %8d %18d\n' "$name" "$IRQS" "$PKTS" "$(per1000 $IRQS $PKTS)"
 }
 
+# knapid_round MODE: knapid_enabled=MODE, 300 datagrams from A to B, 5 ms
+# apart; sets PK (packets B received), SN (NET_RX softirqs, all CPUs) and
+# KMS (CPU time of the knapid threads $kpids, ms), and prints them
+knapid_round() {
+	local p0 s0 k0
+	echo "$1" > "$KNAPID"
+	p0=$(rx_packets) s0=$(softirq_count NET_RX) k0=$(task_cpu_ns $kpids)
+	ip netns exec "$NS_A" python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+t = time.monotonic()
+for i in range(300):
+    s.sendto(b"x" * 100, (sys.argv[1], 9))
+    t += 0.005
+    time.sleep(max(0, t - time.monotonic()))
+' "$ADDR_B"
+	slowwait 5 until_counter_is ">= $((p0 + 300))" rx_packets >/dev/null
+	PK=$(($(rx_packets) - p0)) SN=$(($(softirq_count NET_RX) - s0))
+	KMS=$((($(task_cpu_ns $kpids) - k0) / 1000000))
+	printf '%-22s %8d %16d %18d\n' "$1" "$PK" "$SN" "$KMS"
+}
+
 napi_set() {
 	local json="{\"id\": $NAPI_B, \"defer-hard-irqs\": $1, \"gro-flush-timeout\": $2, \"irq-suspend-timeout\": 0}"
 	echo "\$ cli.py --spec netdev.yaml --do napi-set --json '$json'"
@@ -131,26 +153,31 @@ napi_set 0 0 >/dev/null
 # busy_poller (tools/testing/selftests/net) sets the NAPI's values with
 # napi-set and its epoll context's with EPIOCSPARAMS. A busy server: a
 # nice-19 spinner on each CPU competes with it, and the deferral is only a
-# short safety net (10 x 20 us), so without IRQ suspension every moment
+# short safety net (2 x 20 us), so without IRQ suspension every moment
 # the server spends outside epoll_wait() can end in an interrupt.
-bp=(timeout 120 "$POLLER" -p $PORT -b "$ADDR_B" -o "$TMP/out" -m 64 -u 20000 -P 1 -g 64 -d 10 -r 20000)
+bp=(timeout 120 "$POLLER" -p $PORT -b "$ADDR_B" -o "$TMP/out" -m 64 -u 20000 -P 1 -g 64 -d 2 -r 20000)
 cpus_busy_start
 measure "busy-polling epoll server, no irq-suspend-timeout" "${bp[@]}" -s 0
 ref_irqs=$IRQS ref_pkts=$PKTS
 measure "busy-polling epoll server, irq-suspend-timeout 200 ms" "${bp[@]}" -s 200000000
 susp_irqs=$IRQS susp_pkts=$PKTS
 cpus_busy_stop
-echo "(the epoll server: busy_poller -u 20000 -P 1 -g 64 -d 10 -r 20000 [-s 200000000]:"
+echo "(the epoll server: busy_poller -u 20000 -P 1 -g 64 -d 2 -r 20000 [-s 200000000]:"
 echo " EPIOCSPARAMS busy_poll_usecs 20000, prefer_busy_poll 1, budget 64; napi-set"
-echo " defer-hard-irqs 10, gro-flush-timeout 20 us, irq-suspend-timeout 0 or 200 ms;"
+echo " defer-hard-irqs 2, gro-flush-timeout 20 us, irq-suspend-timeout 0 or 200 ms;"
 echo " a nice-19 spinner on each CPU competes with it)"
 napi_set 0 0 >/dev/null
 
 # measured: 992 interrupts per 1,000 packets at 0 / 0, 1 with the deferral
 deferral_ok=$(yn test $((off_irqs * 5)) -ge "$off_pkts" -a $((defer_irqs * 10)) -le "$off_irqs")
-# measured (release kernel, TCG, idle host): 107 and 120 interrupts per
-# 1,000 packets without, 4 and 7 with
-suspend_ok=$(yn test $((susp_irqs * 25)) -le "$susp_pkts" -a $((susp_irqs * 4)) -le "$ref_irqs")
+# measured (release kernel, TCG, the host building kernels meanwhile) per
+# 1,000 packets: 160 and 72 interrupts without, 22 and 9 with. With a
+# safety net of 10 x 20 us instead, the loaded host gave 62 without and
+# 28 with: too close to tell. As napi_irq.sh asks: at most 4% of the
+# packets, and at most half the reference (rates, as the packet counts
+# differ)
+susp_rate=$(per1000 $susp_irqs $susp_pkts) ref_rate=$(per1000 $ref_irqs $ref_pkts)
+suspend_ok=$(yn test "$susp_rate" -le 40 -a $((susp_rate * 2)) -le "$ref_rate")
 
 step "one bad napi-set is rejected, with the kernel's extack message, and changes nothing"
 before=$(napi_get)
@@ -178,24 +205,11 @@ if [ -w "$KNAPID" ]; then
 	SINK=$!
 	printf '%-22s %8s %16s %18s\n' knapid_enabled packets "NET_RX softirqs" "knapid/N CPU ms"
 	cpus_busy_start
-	for mode in 0 1 0; do
-		echo "$mode" > "$KNAPID"
-		p0=$(rx_packets) s0=$(softirq_count NET_RX) k0=$(task_cpu_ns $kpids)
-		ip netns exec "$NS_A" python3 -c '
-import socket, sys, time
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-t = time.monotonic()
-for i in range(300):
-    s.sendto(b"x" * 100, (sys.argv[1], 9))
-    t += 0.005
-    time.sleep(max(0, t - time.monotonic()))
-' "$ADDR_B"
-		slowwait 5 until_counter_is ">= $((p0 + 300))" rx_packets >/dev/null
-		pk=$(($(rx_packets) - p0)) sn=$(($(softirq_count NET_RX) - s0))
-		kms=$((($(task_cpu_ns $kpids) - k0) / 1000000))
-		printf '%-22s %8d %16d %18d\n' "$mode" "$pk" "$sn" "$kms"
-		eval "pk$mode=$pk sn$mode=$sn kms$mode=$kms"
-	done
+	knapid_round 0
+	knapid_round 1
+	pk1=$PK sn1=$SN kms1=$KMS
+	knapid_round 0
+	pk0=$PK sn0=$SN
 	cpus_busy_stop
 	# knapid on: (almost) no NET_RX softirq, the threads did the work;
 	# knapid off (the second time, after a switch back): NET_RX per packet
