@@ -7,18 +7,93 @@ VENV=$CACHE/venv
 LINUX=$WORK/linux
 # the installed kselftests (build-selftests.sh), what the guest runs
 KSFT=$WORK/kselftest
-BASE_PKG=linux-source-6.12
-BASE_VERSION_PIN=6.12.117-1~deb12u1
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.ccache}
 
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 warn() { printf '[%s] WARNING: %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { printf '[%s] ERROR: %s\n' "$(date +%H:%M:%S)" "$*" >&2; exit 1; }
 
-# The kernel base the series are for; its patches are in patches/$KBASE.
+# The kernel base the series are for (BASE=6.12 or 7.3); its patches are in
+# patches/$KBASE. BASE_SUITE: the Debian suite that serves the base when the
+# machine's own apt sources do not (7.3 comes from trixie-backports), read
+# from the Debian mirror those sources name (debian_mirror).
 KBASE=${BASE:-6.12}
-[ "$KBASE" = 6.12 ] || die "BASE=$KBASE: patches/ has a series only for BASE=6.12"
+case $KBASE in
+6.12)
+	BASE_PKG=linux-source-6.12 BASE_VERSION_PIN=6.12.117-1~deb12u1 BASE_SUITE=
+	;;
+7.3)
+	BASE_PKG=linux-source-7.3 BASE_VERSION_PIN=7.3.4-1~bpo13+1
+	BASE_SUITE=trixie-backports
+	;;
+*)
+	die "BASE=$KBASE: patches/ has series for BASE=6.12 and BASE=7.3 only"
+	;;
+esac
 PATCHES=$TOP/patches/$KBASE
+
+# The Debian archive the machine's apt sources name (deb822 .sources or
+# one-line .list files; not the security archive), e.g.
+# http://deb.debian.org/debian
+debian_mirror() {
+	local f
+	{
+		for f in /etc/apt/sources.list.d/*.sources; do
+			[ -f "$f" ] || continue
+			awk 'BEGIN { RS = ""; FS = "\n" }
+			     { uri = ""; suites = ""; types = ""
+			       for (i = 1; i <= NF; i++) {
+				if ($i ~ /^URIs:/) { uri = $i; sub(/^URIs:[ \t]*/, "", uri); sub(/[ \t].*/, "", uri) }
+				if ($i ~ /^Suites:/) suites = $i
+				if ($i ~ /^Types:/) types = $i
+			       }
+			       if (uri != "" && types ~ /[ \t]deb([ \t]|$)/ && suites !~ /security/) print uri }' "$f"
+		done
+		for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+			[ -f "$f" ] || continue
+			awk '$1 == "deb" && $0 !~ /security/ {
+				for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; break } }' "$f"
+		done
+	} | head -n1
+}
+
+# apt-get / apt-cache for the base package: the machine's own sources, or
+# with BASE_SUITE a private list of that suite on debian_mirror (its own
+# state under $CACHE/apt-$BASE_SUITE; the machine's apt state is not touched)
+base_apt_opts() {
+	[ -n "$BASE_SUITE" ] || return 0
+	local d=$CACHE/apt-$BASE_SUITE
+	printf '%s\n' -o "Dir::Etc::SourceList=$d/sources.list" -o Dir::Etc::SourceParts=/dev/null \
+		-o "Dir::State::Lists=$d/lists" -o "Dir::Cache=$d/cache" -o APT::Get::List-Cleanup=0 \
+		-o APT::Sandbox::User=root
+}
+
+# (once: again with FORCE=1)
+base_apt_update() {
+	[ -n "$BASE_SUITE" ] || return 0
+	[ -z "${FORCE:-}" ] && compgen -G "$CACHE/apt-$BASE_SUITE/lists/*Packages*" >/dev/null && return 0
+	local d=$CACHE/apt-$BASE_SUITE mirror
+	mirror=$(debian_mirror)
+	[ -n "$mirror" ] || die "no Debian mirror in the machine's apt sources (/etc/apt/sources.list*)"
+	mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
+	echo "deb $mirror $BASE_SUITE main" > "$d/sources.list"
+	log "apt: $BASE_SUITE from $mirror (private list in $d)"
+	local opts
+	mapfile -t opts < <(base_apt_opts)
+	apt-get -q "${opts[@]}" update >&2 || die "apt-get update of $BASE_SUITE from $mirror failed"
+}
+
+base_apt_get() {
+	local opts
+	mapfile -t opts < <(base_apt_opts)
+	apt-get "${opts[@]}" "$@"
+}
+
+base_apt_cache() {
+	local opts
+	mapfile -t opts < <(base_apt_opts)
+	apt-cache "${opts[@]}" "$@"
+}
 
 # The series of the base, in the order they apply (patches/6.12/series: one
 # "DIRECTORY COUNT" line each; DIRECTORY holds the cover letter, COUNT

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fetch Debian's linux-source-6.12, unpack it and make a git repository with one
+# Fetch Debian's linux-source-$KBASE (BASE=6.12 or 7.3), unpack it and make a git repository with one
 # commit tagged "tarball" that holds every file of the tarball as it is, the
 # dotfiles (.gitignore, .clang-format, ...) included (BASE_VERSION=V: that
 # version instead of the pin). The result is cached under
@@ -9,19 +9,20 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 pick_version() {
-	# BASE_VERSION: another version of linux-source-6.12 (am-check.sh)
+	base_apt_update
+	# BASE_VERSION: another version of the base package (am-check.sh)
 	if [ -n "${BASE_VERSION:-}" ]; then
-		apt-cache madison "$BASE_PKG" | awk '{print $3}' | grep -qxF "$BASE_VERSION" ||
-			die "apt serves no $BASE_PKG=$BASE_VERSION (served: $(apt-cache madison "$BASE_PKG" | awk '{print $3}' | xargs))"
+		base_apt_cache madison "$BASE_PKG" | awk '{print $3}' | grep -qxF "$BASE_VERSION" ||
+			die "apt serves no $BASE_PKG=$BASE_VERSION (served: $(base_apt_cache madison "$BASE_PKG" | awk '{print $3}' | xargs))"
 		echo "$BASE_VERSION"
 		return
 	fi
-	if apt-cache madison "$BASE_PKG" | awk '{print $3}' | grep -qxF "$BASE_VERSION_PIN"; then
+	if base_apt_cache madison "$BASE_PKG" | awk '{print $3}' | grep -qxF "$BASE_VERSION_PIN"; then
 		echo "$BASE_VERSION_PIN"
 		return
 	fi
 	local newest
-	newest=$(apt-cache madison "$BASE_PKG" | awk '{print $3}' | sort -V | tail -n1)
+	newest=$(base_apt_cache madison "$BASE_PKG" | awk '{print $3}' | sort -V | tail -n1)
 	[ -n "$newest" ] || die "apt serves no $BASE_PKG (run apt-get update?)"
 	warn "pinned $BASE_PKG $BASE_VERSION_PIN is not served any more; falling back to $newest (the series is tested on $BASE_VERSION_PIN)"
 	echo "$newest"
@@ -42,7 +43,7 @@ fi
 rm -rf "$dir"
 mkdir -p "$dir"
 log "downloading $BASE_PKG=$version"
-(cd "$dir" && apt-get download -q "$BASE_PKG=$version" >&2)
+(cd "$dir" && base_apt_get download -q "$BASE_PKG=$version" >&2)
 deb=$(ls "$dir"/*.deb)
 log "unpacking $(basename "$deb")"
 mkdir -p "$repo"
