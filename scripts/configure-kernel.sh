@@ -7,7 +7,7 @@ set -euo pipefail
 
 flavour=${1:?usage: configure-kernel.sh release|debug|nothreaded|stress}
 B=$WORK/build-$flavour
-frags=("$TOP/configs/base.config")
+frags=("$TOP/configs/base.config" "$TOP/configs/base-$KBASE.config")
 for f in "$TOP"/configs/feature-*.config; do
 	[ -e "$f" ] && frags+=("$f")
 done
