@@ -5,7 +5,7 @@ S := scripts
 
 FLAVOURS := release debug nothreaded stress
 
-.PHONY: help deps base apply build harness-test lint check demo bench export \
+.PHONY: help deps base apply build harness-test lint check check-base demo bench export \
 	series-status clean build-each fresh-check suspend-probe sabotage selftests \
 	stress deb deb-slim deb-install-check kselftest-tar am-check $(addprefix config-,$(FLAVOURS)) $(addprefix build-,$(FLAVOURS))
 
@@ -81,7 +81,23 @@ harness-test: deps
 lint: apply
 	@$(S)/lint-series.sh
 
-check: harness-test build-debug build-nothreaded selftests deb-slim
+# BASE picks the kernel base (patches/$(BASE)) for every target; make check
+# without BASE checks both, 6.12 then 7.3, and fails if either fails
+BASES := 6.12 7.3
+export BASE
+
+# what check-base needs per base: 6.12 also boots the kernel built without
+# CONFIG_THREADED_NAPI and the slim package (7.3 builds them in build-each)
+CHECK_DEPS_6.12 := build-debug build-nothreaded selftests deb-slim
+CHECK_DEPS_7.3 := build-debug selftests
+
+check: harness-test
+	@rc=0; for b in $(or $(BASE),$(BASES)); do \
+		echo "== make check, base $$b"; \
+		$(MAKE) --no-print-directory check-base BASE=$$b || rc=1; \
+	done; exit $$rc
+
+check-base: $(CHECK_DEPS_$(or $(BASE),6.12))
 	@$(S)/check.sh debug
 
 demo: build-release selftests

@@ -53,14 +53,24 @@ tar -xzf "$TARBALL" -C "$KSFT"
 
 # what the tests need from the tarball: a missing piece fails here, not in
 # the guest
-for f in kselftest-list.txt run_kselftest.sh net/busy_poll_test.sh net/busy_poller \
-	 net/knapid.sh net/lib.sh net/settings drivers/net/napi_config.py \
-	 drivers/net/settings drivers/net/lib/py/__init__.py \
-	 drivers/net/virtio_net/napi_irq.sh kselftest/ktap_helpers.sh; do
+need="kselftest-list.txt run_kselftest.sh net/busy_poll_test.sh net/busy_poller
+      net/knapid.sh net/lib.sh net/settings drivers/net/settings
+      drivers/net/lib/py/__init__.py kselftest/ktap_helpers.sh"
+listed="net:busy_poll_test.sh net:knapid.sh"
+case $KBASE in
+6.12)
+	need="$need drivers/net/napi_config.py drivers/net/virtio_net/napi_irq.sh"
+	listed="$listed drivers/net:napi_config.py drivers/net/virtio_net:napi_irq.sh"
+	;;
+*)
+	need="$need drivers/net/irq_suspend.py drivers/net/napi_threaded.py"
+	listed="$listed drivers/net:irq_suspend.py drivers/net:napi_threaded.py"
+	;;
+esac
+for f in $need; do
 	[ -e "$KSFT/$f" ] || failed "the install lacks $f"
 done
-for t in net:busy_poll_test.sh net:knapid.sh drivers/net:napi_config.py \
-	 drivers/net/virtio_net:napi_irq.sh; do
+for t in $listed; do
 	grep -qx "$t" "$KSFT/kselftest-list.txt" || die "kselftest-list.txt does not list $t"
 done
 log "selftests: $TARBALL ($(du -h "$TARBALL" | cut -f1), $(wc -l < "$KSFT/kselftest-list.txt") tests listed), unpacked in $KSFT"

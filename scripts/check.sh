@@ -21,7 +21,9 @@ set -uo pipefail
 . "$(dirname "$0")/common.sh"
 
 flavour=${1:-debug}
+# the test list of the base: tests/check.list (6.12), tests/check-7.3.list
 list=${2:-$TOP/tests/check.list}
+[ -n "${2:-}" ] || [ "$KBASE" = 6.12 ] || list=$TOP/tests/check-$KBASE.list
 run_guest=${RUN_GUEST:-$TOP/scripts/run-guest.sh}
 lint=${LINT:-$TOP/scripts/lint-series.sh}
 out=${CHECK_OUT:-$WORK/results/check-$flavour}
@@ -116,7 +118,7 @@ for dir in "$out"/boot-*; do
 	qemu=$(cat "$dir/qemu" 2>/dev/null)
 	log "check: boot $b of the $kernel kernel (cmdline +'$append'${qemu:+, qemu +'$qemu'}): $(wc -l < "$dir/tests.list") tests"
 	"$run_guest" "$kernel" "$dir" "${GUEST_TIMEOUT:-2400}" \
-		"$TOP/tests/guest/guest-main.sh $dir/tests.list $dir" "$append" "$qemu"
+		"KBASE=$KBASE KSRC=$LINUX KSFT=$KSFT $TOP/tests/guest/guest-main.sh $dir/tests.list $dir" "$append" "$qemu"
 	guest_rc=$?
 
 	# the host's own verdicts on this boot, as KTAP so one parser judges all

@@ -1,12 +1,8 @@
 # Sourced by every script: paths, logging, the pinned base.
 # shellcheck shell=bash
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-WORK=${WORK:-$TOP/work}
 CACHE=${KNAPID_CACHE:-$HOME/.cache/knapid}
 VENV=$CACHE/venv
-LINUX=$WORK/linux
-# the installed kselftests (build-selftests.sh), what the guest runs
-KSFT=$WORK/kselftest
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.ccache}
 
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
@@ -31,6 +27,15 @@ case $KBASE in
 	;;
 esac
 PATCHES=$TOP/patches/$KBASE
+# the base's scratch trees: work/ for 6.12, work/7.3/ for 7.3
+if [ "$KBASE" = 6.12 ]; then
+	WORK=${WORK:-$TOP/work}
+else
+	WORK=${WORK:-$TOP/work/$KBASE}
+fi
+LINUX=$WORK/linux
+# the installed kselftests (build-selftests.sh), what the guest runs
+KSFT=$WORK/kselftest
 
 # The Debian archive the machine's apt sources name (deb822 .sources or
 # one-line .list files; not the security archive), e.g.
