@@ -2,7 +2,9 @@
 """usage: check-series-files.py PATCHES_DIR
 
 Check that patches/<base> reads as postable series: the top-level `series`
-names each series directory with its patch count; each directory's `series`
+names each series directory with its patch count and, optionally, the
+netdev tree it is for ("net" or "net-next": its subjects then read
+"[PATCH net n/N]"); each directory's `series`
 lists exactly its NNNN-*.patch files, numbered 0001..N in order; patch n has
 the subject "[PATCH n/N] ..." (or "[PATCH] ..." when N is 1), its cover
 letter "[PATCH 0/N] ..." with a subject and text of its own (not git's
@@ -33,10 +35,12 @@ def check(top):
         return [f'{top}/series: missing']
     for entry in lines(os.path.join(top, 'series')):
         fields = entry.split()
-        if len(fields) != 2 or not fields[1].isdigit():
-            problems.append(f'series: "{entry}" is not "DIRECTORY COUNT"')
+        if len(fields) not in (2, 3) or not fields[1].isdigit() or \
+           (len(fields) == 3 and fields[2] not in ('net', 'net-next')):
+            problems.append(f'series: "{entry}" is not "DIRECTORY COUNT [net|net-next]"')
             continue
         d, count = fields[0], int(fields[1])
+        tag = 'PATCH' if len(fields) == 2 else f'PATCH {fields[2]}'
         where = os.path.join(top, d)
         if not os.path.isfile(os.path.join(where, 'series')):
             problems.append(f'{d}/series: missing')
@@ -58,7 +62,7 @@ def check(top):
             if not os.path.isfile(path):
                 continue
             s = subject(path)
-            want = '[PATCH]' if n_total == 1 else f'[PATCH {i:0{len(str(n_total))}d}/{n_total}]'
+            want = f'[{tag}]' if n_total == 1 else f'[{tag} {i:0{len(str(n_total))}d}/{n_total}]'
             if not s or not s.startswith(want + ' '):
                 problems.append(f'{d}/{p}: subject "{s}" does not start with "{want}"')
         cover = os.path.join(where, '0000-cover-letter.patch')
@@ -67,7 +71,7 @@ def check(top):
                 problems.append(f'{d}: no cover letter (0000-cover-letter.patch)')
                 continue
             s = subject(cover)
-            want = f'[PATCH {0:0{len(str(n_total))}d}/{n_total}]'
+            want = f'[{tag} {0:0{len(str(n_total))}d}/{n_total}]'
             if not s or not s.startswith(want + ' '):
                 problems.append(f'{d}/0000-cover-letter.patch: subject "{s}" does not start with "{want}"')
             with open(cover) as f:

@@ -63,6 +63,13 @@ trap stopped_early EXIT
 rm -rf "$out"
 mkdir -p "$out" || die "cannot create $out"
 
+# the newer user-space tools the base's tests need (fetch-tools.sh), first
+# in the guest's PATH
+tools=
+if [ "$KBASE" != 6.12 ]; then
+	tools=$("$TOP/scripts/fetch-tools.sh") || die "fetch-tools.sh failed"
+fi
+
 log "check: checkpatch --strict on the series"
 # its exit code is judged from the KTAP by the verdict below
 "$lint" > "$out/lint.ktap" || true
@@ -118,7 +125,7 @@ for dir in "$out"/boot-*; do
 	qemu=$(cat "$dir/qemu" 2>/dev/null)
 	log "check: boot $b of the $kernel kernel (cmdline +'$append'${qemu:+, qemu +'$qemu'}): $(wc -l < "$dir/tests.list") tests"
 	"$run_guest" "$kernel" "$dir" "${GUEST_TIMEOUT:-2400}" \
-		"KBASE=$KBASE KSRC=$LINUX KSFT=$KSFT $TOP/tests/guest/guest-main.sh $dir/tests.list $dir" "$append" "$qemu"
+		"KBASE=$KBASE KSRC=$LINUX KSFT=$KSFT TOOLS_BIN=$tools $TOP/tests/guest/guest-main.sh $dir/tests.list $dir" "$append" "$qemu"
 	guest_rc=$?
 
 	# the host's own verdicts on this boot, as KTAP so one parser judges all

@@ -113,6 +113,12 @@ series_count() {
 	grep -v -e '^\s*#' -e '^\s*$' "$PATCHES/series" | awk -v d="$1" '$1 == d {print $2}'
 }
 
+# The netdev tree series DIRECTORY is for (a third field: net, net-next),
+# or nothing.
+series_tree() {
+	grep -v -e '^\s*#' -e '^\s*$' "$PATCHES/series" | awk -v d="$1" '$1 == d {print $3}'
+}
+
 # The patch files of all series, in order, relative to $PATCHES
 # (DIRECTORY/NNNN-*.patch; the cover letters are not listed).
 series_patches() {

@@ -46,8 +46,10 @@ for d in "${dirs[@]}"; do
 	c=$(series_count "$d")
 	end=$(git -C "$LINUX" rev-list --reverse "$start..HEAD" | sed -n "${c}p")
 	mkdir -p "$out/$d"
+	# a third field names the netdev tree: [PATCH net n/N]
+	tree=$(series_tree "$d")
 	git -C "$LINUX" format-patch -q "${FORMAT_PATCH_OPTS[@]}" --cover-letter \
-		-o "$out/$d" "$start..$end"
+		--subject-prefix="PATCH${tree:+ $tree}" -o "$out/$d" "$start..$end"
 	(cd "$out/$d" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-cover-letter') > "$out/$d/series"
 	python3 - "$out/$d" "$PATCHES/$d/0000-cover-letter.patch" "$ident" <<'PY'
 import glob, os, re, sys
@@ -88,7 +90,7 @@ if last_date:
 if os.path.exists(old):
     o = open(old).read()
     head, _, body = o.partition("\n\n")
-    subj = re.search(r"^Subject: \[PATCH [0-9]+/[0-9]+\] (.*(?:\n .*)*)", head, re.M)
+    subj = re.search(r"^Subject: \[PATCH (?:net |net-next )?[0-9]+/[0-9]+\] (.*(?:\n .*)*)", head, re.M)
     # the text ends where git's shortlog starts: "Author Name (N):"
     m = re.search(r"^\S.* \([0-9]+\):\n  ", body, re.M)
     blurb = body[:m.start()] if m else body

@@ -19,6 +19,8 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 export TOP KSRC=${KSRC:-$TOP/work/linux} KSFT=${KSFT:-$TOP/work/kselftest}
 # the distribution's python3 has the yaml/jsonschema modules the YNL library needs
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
+# newer tools than the distribution's, for the base's tests (fetch-tools.sh)
+[ -n "${TOOLS_BIN:-}" ] && PATH=$TOOLS_BIN:$PATH
 # the tree is read-only in the guest; never litter it with bytecode
 export PYTHONDONTWRITEBYTECODE=1
 cd "$TOP" || exit 1
