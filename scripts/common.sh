@@ -35,7 +35,7 @@ else
 fi
 LINUX=$WORK/linux
 # the installed kselftests (build-selftests.sh), what the guest runs
-KSFT=$WORK/kselftest
+KSFT=${KSFT:-$WORK/kselftest}
 
 # The Debian archive the machine's apt sources name (deb822 .sources or
 # one-line .list files; not the security archive), e.g.

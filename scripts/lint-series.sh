@@ -5,8 +5,10 @@
 # check-series-files.py) and new-files (no patch creates a file the
 # tarball already has, check-new-files.py).
 # A patch passes only with no ERROR and no WARNING (CHECKs are shown); the
-# one exemption, LONG_LINE in generated files, is printed for each line
-# (scripts/checkpatch-verdict.py). Exits 1 when any patch fails.
+# exemptions, LONG_LINE in generated files, UNKNOWN_COMMIT_ID for an
+# upstream commit listed in patches/upstream-commits (the bases have no
+# git history) and FILE_PATH_CHANGES for new files MAINTAINERS already
+# covers, are printed each time (scripts/checkpatch-verdict.py). Exits 1 when any patch fails.
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 # checkpatch runs scripts/spdxcheck.py with "python3": the distribution's,
@@ -25,7 +27,8 @@ for p in "${patches[@]}"; do
 	sed 's/^/# /' <<<"$out"
 	# no ERROR or WARNING (LONG_LINE in generated files excepted, and said
 	# so), no crashed helper (spdxcheck), and checkpatch's totals printed
-	verdict=$("$TOP/scripts/checkpatch-verdict.py" "$LINUX" <<<"$out")
+	verdict=$("$TOP/scripts/checkpatch-verdict.py" "$LINUX" "$TOP/patches/upstream-commits" \
+		"$PATCHES/$p" <<<"$out")
 	rc=$?
 	[ -n "$verdict" ] && sed 's/^/# /' <<<"$verdict"
 	if [ $rc = 0 ]; then

@@ -11,18 +11,26 @@
 # to results/sabotage/NAME/. Exit code 1 if any sabotage was not caught, or
 # could not be applied, built or run.
 #
-# Environment: SABOTAGE_WORK (default work/sabotage) is the work dir, never
-# the main one (its kernel tree is reset at will); GUEST_TIMEOUT goes to
-# check.sh.
+# BASE=7.3: the sabotages of tests/sabotage/7.3/ on the 7.3 series, results
+# in results/sabotage-7.3/.
+#
+# Environment: SABOTAGE_WORK (default work/sabotage, work/7.3/sabotage) is
+# the work dir, never the main one (its kernel tree is reset at will);
+# GUEST_TIMEOUT goes to check.sh.
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-export WORK=${SABOTAGE_WORK:-$TOP/work/sabotage}
+main_work=$TOP/work sab=$TOP/tests/sabotage res=$TOP/results/sabotage
+if [ "${BASE:-6.12}" != 6.12 ]; then
+	main_work=$TOP/work/$BASE sab=$TOP/tests/sabotage/$BASE res=$TOP/results/sabotage-$BASE
+fi
+export WORK=${SABOTAGE_WORK:-$main_work/sabotage}
+# the guests run the kselftests of the main work dir (make selftests)
+export KSFT=$main_work/kselftest
 . "$TOP/scripts/common.sh"
 
-[ "$(realpath -m "$WORK")" != "$(realpath -m "$TOP/work")" ] ||
+[ "$(realpath -m "$WORK")" != "$(realpath -m "$main_work")" ] ||
 	die "SABOTAGE_WORK must not be the main work dir: its kernel tree gets reset"
-manifest=$TOP/tests/sabotage/manifest
-res=$TOP/results/sabotage
+manifest=$sab/manifest
 lists=$WORK/lists
 
 # The manifest, one directory per entry: lists/NAME/tests.list and cases
@@ -50,7 +58,7 @@ for name in "${names[@]}"; do
 done
 [ ${#selected[@]} -gt 0 ] || die "no sabotage in $manifest matches: $*"
 for name in "${selected[@]}"; do
-	[ -f "$TOP/tests/sabotage/$name.patch" ] || die "no tests/sabotage/$name.patch"
+	[ -f "$sab/$name.patch" ] || die "no ${sab#"$TOP"/}/$name.patch"
 	[ -s "$lists/$name/cases" ] || die "$name: no 'fail' line in $manifest"
 done
 
@@ -109,14 +117,14 @@ for name in "${selected[@]}"; do
 		not_run "$name" "the series could not be applied in $LINUX"
 		continue
 	fi
-	if ! git -C "$LINUX" apply "$TOP/tests/sabotage/$name.patch"; then
+	if ! git -C "$LINUX" apply "$sab/$name.patch"; then
 		not_run "$name" "the patch does not apply on the series"
 		continue
 	fi
 	git -C "$LINUX" diff --stat >&2
 	if ! "$TOP/scripts/configure-kernel.sh" debug || ! "$TOP/scripts/build-kernel.sh" debug; then
 		cp "$WORK/build-debug/build.log" "$out/" 2>/dev/null
-		not_run "$name" "the sabotaged kernel did not build (results/sabotage/$name/build.log)"
+		not_run "$name" "the sabotaged kernel did not build (${res#"$TOP"/}/$name/build.log)"
 		continue
 	fi
 	built=$(date +%s)

@@ -139,6 +139,24 @@ def test_more_than_15_patches_and_template_cover_fail(tmp_path):
     assert "still git's template" in r.stdout
 
 
+def test_tree_field_sets_the_subject_prefix(tmp_path):
+    # "DIR COUNT net": the subjects must read [PATCH net n/N]
+    top = make_series(tmp_path / 'p', [('fixes', 2)],
+                      subjects={('fixes', 1): '[PATCH net 1/2] net: fix 1'})
+    (top / 'series').write_text('fixes 2 net\n')
+    r = run(SERIES_FILES, top)
+    assert r.returncode == 1
+    assert 'fixes/0002-patch-2.patch: subject "[PATCH 2/2] net: change 2" ' \
+        'does not start with "[PATCH net 2/2]"' in r.stdout
+    assert '0000-cover-letter.patch: subject "[PATCH 0/2] net: the series" ' \
+        'does not start with "[PATCH net 0/2]"' in r.stdout
+    assert 'fixes/0001' not in r.stdout
+    (top / 'series').write_text('fixes 2 bpf\n')
+    r = run(SERIES_FILES, top)
+    assert 'is not "DIRECTORY COUNT [net|net-next]"' in r.stdout
+
+
 def test_committed_series_are_consistent():
-    r = run(SERIES_FILES, TOP / 'patches' / '6.12')
-    assert r.returncode == 0, r.stdout
+    for base in ('6.12', '7.3'):
+        r = run(SERIES_FILES, TOP / 'patches' / base)
+        assert r.returncode == 0, (base, r.stdout)
