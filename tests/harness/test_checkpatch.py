@@ -73,3 +73,45 @@ def test_crashed_helper_fails(tree):
 
 def test_no_totals_fails(tree):
     assert run(tree, [''])[0] == 1
+
+
+KNOWN_NONE = '/dev/null'
+KNOWN = '3fcbecbdeb048dfd1bea824f4276717fed02d10e net: Add control functions for irq suspension\n'
+UNKNOWN_ID = ["WARNING:UNKNOWN_COMMIT_ID: Unknown commit id '3fcbecbdeb04', maybe rebased or not pulled?",
+              '#25: ']
+
+
+def run_with(tree, lines, *extra):
+    r = subprocess.run([sys.executable, str(VERDICT), str(tree), *map(str, extra)],
+                       input='\n'.join(lines), capture_output=True, text=True)
+    return r.returncode, r.stdout
+
+
+def test_fixes_of_a_listed_upstream_commit_is_exempt(tree, tmp_path):
+    (tmp_path / 'known').write_text('# upstream\n' + KNOWN)
+    lines = UNKNOWN_ID + ['Fixes: 3fcbecbdeb04 ("net: Add control functions for irq suspension")',
+                          'total: 0 errors, 1 warnings, 0 checks, 40 lines checked']
+    rc, out = run_with(tree, lines, tmp_path / 'known')
+    assert rc == 0, out
+    assert 'exempt: WARNING:UNKNOWN_COMMIT_ID for 3fcbecbdeb04' in out
+    # without the list, or with another subject, it fails
+    assert run(tree, lines)[0] == 1
+    bad = [line.replace('control functions', 'knobs') for line in lines]
+    assert run_with(tree, bad, tmp_path / 'known')[0] == 1
+
+
+def test_new_file_maintainers_covers_is_exempt(tree, tmp_path):
+    (tree / 'MAINTAINERS').write_text('THE REST\nF:\t*\nF:\t*/\n\nNETWORKING\n'
+                                      'F:\ttools/testing/selftests/net/\n')
+    patch = tmp_path / 'p.patch'
+    lines = ['WARNING:FILE_PATH_CHANGES: added, moved or deleted file(s), does MAINTAINERS need updating?',
+             '#92: ', 'new file mode 100755',
+             'total: 0 errors, 1 warnings, 0 checks, 40 lines checked']
+    patch.write_text('diff --git a/tools/testing/selftests/net/x.sh b/tools/testing/selftests/net/x.sh\n'
+                     'new file mode 100755\n')
+    rc, out = run_with(tree, lines, KNOWN_NONE, patch)
+    assert rc == 0, out
+    assert 'tools/testing/selftests/net/x.sh already in MAINTAINERS' in out
+    # a file only THE REST's catch-all matches still fails
+    patch.write_text('diff --git a/lib/x.c b/lib/x.c\nnew file mode 100644\n')
+    assert run_with(tree, lines, KNOWN_NONE, patch)[0] == 1
