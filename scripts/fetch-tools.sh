@@ -2,8 +2,10 @@
 # usage: fetch-tools.sh
 # The user-space tools the 7.3 tests need newer than Debian 12's: ethtool
 # (7.3's drivers/net/napi_threaded.py reads `ethtool --json -l`, which
-# ethtool 6.1 does not have). Debian 13's ethtool runs on Debian 12 (it
-# asks libc6 >= 2.34 and libmnl0); its package is fetched from the mirror
+# neither Debian 12's ethtool 6.1 nor Debian 13's 6.14 has; 7.2 has it).
+# Debian testing's ethtool runs on Debian 12 (it asks libc6 >= 2.34 and
+# libmnl0, and uses no symbol newer than GLIBC_2.34); its package is
+# fetched from the mirror
 # of the machine's apt sources through a private list (common.sh),
 # unpacked under $CACHE/tools, and the directory of its binary is printed
 # on stdout. Pinned, with the same fallback as the base: another version
@@ -11,10 +13,10 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-BASE_SUITE=trixie
-PKG=ethtool PIN=1:6.14.2-1
+BASE_SUITE=forky
+PKG=ethtool PIN=1:7.2-1
 dir=$CACHE/tools/$PKG
-if [ -x "$dir/usr/sbin/ethtool" ] && [ -f "$dir/.done" ]; then
+if [ -x "$dir/usr/sbin/ethtool" ] && [ "$(cat "$dir/.done" 2>/dev/null)" = "$PIN" ]; then
 	log "tools: $PKG $(cat "$dir/.done") cached in $dir"
 	echo "$dir/usr/sbin"
 	exit 0

@@ -40,6 +40,7 @@ settings_timeout()
 mapfile -t tests < <(grep -v -e '^\s*#' -e '^\s*$' "$list")
 echo "TAP version 13"
 echo "1..${#tests[@]}"
+[ -n "${TOOLS_BIN:-}" ] && echo "# newer tools first in PATH: $TOOLS_BIN ($(ethtool --version 2>&1))"
 n=0
 for line in "${tests[@]}"; do
 	read -r name cases tmo cmd <<<"$line"
