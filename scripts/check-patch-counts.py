@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""usage: check-patch-counts.py [--top DIR] [--base 6.12] [FILE...]
+"""usage: check-patch-counts.py [--top DIR] [--base BASE] [FILE...]
 
 Fail when the prose states a patch count the series do not have. The counts
-come from DIR/patches/BASE/series ("DIRECTORY COUNT" lines): each series'
-count and their total are the only numbers a text may give as a count of
-patches. The texts are FILEs (relative to DIR), by default README.md,
-docs/*.md and patches/BASE/*/0000-cover-letter.patch.
+come from DIR/patches/BASE/series ("DIRECTORY COUNT" lines), for BASE or
+every base patches/ has: each series' count and each base's total are the
+only numbers a text may give as a count of patches. The texts are FILEs
+(relative to DIR), by default README.md, docs/*.md and the cover letters
+patches/BASE/*/0000-cover-letter.patch.
 
 A count is a number written right before "patch" or "patches", with a space,
 a hyphen or a line break between: "the 43 patches", "9 patches",
@@ -41,19 +42,26 @@ def series_counts(top, base):
             if not line or line.startswith('#'):
                 continue
             fields = line.split()
-            if len(fields) != 2 or not fields[1].isdigit():
-                raise SystemExit(f'{path}: "{line}" is not "DIRECTORY COUNT"')
+            if len(fields) not in (2, 3) or not fields[1].isdigit():
+                raise SystemExit(f'{path}: "{line}" is not "DIRECTORY COUNT [TREE]"')
             counts[fields[0]] = int(fields[1])
     if not counts:
         raise SystemExit(f'{path}: no series')
     return counts
 
 
-def default_files(top, base):
+def bases_of(top):
+    """The bases patches/ has series for (patches/BASE/series)."""
+    return sorted(os.path.basename(os.path.dirname(p))
+                  for p in glob.glob(os.path.join(top, 'patches', '*', 'series')))
+
+
+def default_files(top, bases):
     files = ['README.md']
     files += sorted(os.path.relpath(p, top) for p in glob.glob(os.path.join(top, 'docs', '*.md')))
-    files += sorted(os.path.relpath(p, top) for p in
-                    glob.glob(os.path.join(top, 'patches', base, '*', '0000-cover-letter.patch')))
+    for base in bases:
+        files += sorted(os.path.relpath(p, top) for p in
+                        glob.glob(os.path.join(top, 'patches', base, '*', '0000-cover-letter.patch')))
     return [f for f in files if os.path.isfile(os.path.join(top, f))]
 
 
@@ -79,24 +87,31 @@ def stale_counts(text, allowed, history=False):
     return found
 
 
-def check(top, base='6.12', files=None):
-    counts = series_counts(top, base)
-    allowed = set(counts.values()) | {sum(counts.values())}
+def check(top, base=None, files=None):
+    """BASE: one base, else every base patches/ has (the counts of all of
+    them are allowed, since the README and docs speak of every base)."""
+    bases = [base] if base else bases_of(top)
+    counts = {}
+    allowed = set()
+    for b in bases:
+        c = series_counts(top, b)
+        allowed |= set(c.values()) | {sum(c.values())}
+        counts.update({f'{b}/{d}': n for d, n in c.items()})
     problems = []
-    for f in files if files is not None else default_files(top, base):
+    for f in files if files is not None else default_files(top, bases):
         with open(os.path.join(top, f), encoding='utf-8', errors='replace') as fh:
             text = fh.read()
         for lineno, n, phrase in stale_counts(text, allowed, f in HISTORY):
             have = ', '.join(f'{c} ({d})' for d, c in counts.items())
             problems.append(f'{f}:{lineno}: "{phrase}" states {n} patches; '
-                            f'patches/{base}/series has {have}, {sum(counts.values())} in all')
+                            f'the series files have {have}')
     return problems
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[1])
     ap.add_argument('--top', default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    ap.add_argument('--base', default='6.12')
+    ap.add_argument('--base', default=None)
     ap.add_argument('files', nargs='*')
     args = ap.parse_args()
     problems = check(args.top, args.base, args.files or None)

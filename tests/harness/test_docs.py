@@ -228,7 +228,7 @@ def test_patch_counts_fail_on_a_stale_count(tmp_path):
     assert [l.split(':')[0] + ':' + l.split(':')[1] for l in out] == [
         'README.md:4', 'README.md:5', 'docs/a.md:9', 'patches/6.12/one/0000-cover-letter.patch:3']
     assert 'states 43 patches' in out[0]
-    assert '3 (one), 4 (two), 7 in all' in out[0]
+    assert 'the series files have 3 (6.12/one), 4 (6.12/two)' in out[0]
 
 
 def test_patch_counts_history_rows_are_not_checked(tmp_path):
