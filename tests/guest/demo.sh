@@ -150,12 +150,13 @@ measure "napi-set defer-hard-irqs 100, gro-flush-timeout 20 ms" \
 	socat -u "TCP4-LISTEN:$PORT,bind=$ADDR_B,reuseaddr" "OPEN:$TMP/out,creat"
 defer_irqs=$IRQS defer_pkts=$PKTS
 napi_set 0 0 >/dev/null
-# busy_poller (tools/testing/selftests/net) sets the NAPI's values with
-# napi-set and its epoll context's with EPIOCSPARAMS. A busy server: a
+# busy_poller (tools/testing/selftests/net) sets the values of the NAPI of
+# ifindex B (-i) with napi-set and its epoll context's with EPIOCSPARAMS. A busy server: a
 # nice-19 spinner on each CPU competes with it, and the deferral is only a
 # short safety net (2 x 20 us), so without IRQ suspension every moment
 # the server spends outside epoll_wait() can end in an interrupt.
-bp=(timeout 120 "$POLLER" -p $PORT -b "$ADDR_B" -o "$TMP/out" -m 64 -u 20000 -P 1 -g 64 -d 2 -r 20000)
+bp=(timeout 120 "$POLLER" -p $PORT -b "$ADDR_B" -o "$TMP/out" -m 64 -u 20000 -P 1 -g 64 -d 2 -r 20000
+    -i "$IFINDEX_B")
 cpus_busy_start
 measure "busy-polling epoll server, no irq-suspend-timeout" "${bp[@]}" -s 0
 ref_irqs=$IRQS ref_pkts=$PKTS

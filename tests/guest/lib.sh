@@ -12,7 +12,10 @@ NS_A=knapid-a-$$
 NS_B=knapid-b-$$
 ADDR_A=192.0.2.1
 ADDR_B=192.0.2.2
-YNL="/usr/bin/python3 $KSRC/tools/net/ynl/cli.py --spec $KSRC/Documentation/netlink/specs/netdev.yaml"
+# the YNL CLI of the tree: tools/net/ynl/cli.py (6.12), pyynl/cli.py (7.3)
+YNL_CLI=$KSRC/tools/net/ynl/cli.py
+[ -e "$YNL_CLI" ] || YNL_CLI=$KSRC/tools/net/ynl/pyynl/cli.py
+YNL="/usr/bin/python3 $YNL_CLI --spec $KSRC/Documentation/netlink/specs/netdev.yaml"
 
 # pair_create ID_A ID_B QUEUES: the linked netdevsim pair in NS_A and NS_B,
 # with ADDR_A and ADDR_B; sets DEV_A, DEV_B, IFINDEX_A, IFINDEX_B
