@@ -5,14 +5,15 @@ S := scripts
 
 FLAVOURS := release debug nothreaded stress
 
-.PHONY: help deps base apply build harness-test lint check check-base demo bench export \
+.PHONY: help deps base apply build harness-test lint check check-base check-full demo bench export \
 	series-status clean build-each fresh-check suspend-probe sabotage selftests \
 	stress deb deb-slim deb-install-check kselftest-tar am-check $(addprefix config-,$(FLAVOURS)) $(addprefix build-,$(FLAVOURS))
 
 help:
 	@echo "make demo           boot the patched kernel with two virtio-net NICs (QEMU TCG), show what each"
 	@echo "                    feature does to their interrupts; fails when an effect is absent"
-	@echo "make check          harness self-tests, lint, debug kernel, kselftests in the guest, splat gate"
+	@echo "make check          harness self-tests, lint, debug kernels, kselftests in the guests, splat gate:"
+	@echo "                    6.12 and 7.3 (BASE=6.12 or BASE=7.3 for one); make check-full adds tests/check-full.list"
 	@echo "make bench          the seeds' benchmark tables on virtio-net (about 82 min: three boots), report + plots in results/bench/;"
 	@echo "                    QUICK=1: the main boot only, 5 rounds of 2 s (about 24 min)"
 	@echo "make export         write the kernel work tree's commits into patches/6.12/<series>/"
@@ -96,6 +97,11 @@ check: harness-test
 		echo "== make check, base $$b"; \
 		$(MAKE) --no-print-directory check-base BASE=$$b || rc=1; \
 	done; exit $$rc
+
+# make check and, in extra boots, the tests make check leaves out for its
+# time (tests/check-full.list)
+check-full:
+	@CHECK_FULL=1 $(MAKE) --no-print-directory check
 
 check-base: $(CHECK_DEPS_$(or $(BASE),6.12))
 	@$(S)/check.sh debug

@@ -63,6 +63,14 @@ trap stopped_early EXIT
 rm -rf "$out"
 mkdir -p "$out" || die "cannot create $out"
 
+# CHECK_FULL=1 (make check-full): also the tests of the list's -full
+# companion (tests/check-full.list, tests/check-7.3-full.list), which
+# make check leaves out to keep its time
+if [ "${CHECK_FULL:-0}" = 1 ] && [ -f "${list%.list}-full.list" ]; then
+	cat "$list" "${list%.list}-full.list" > "$out/full.list"
+	list=$out/full.list
+fi
+
 # the newer user-space tools the base's tests need (fetch-tools.sh), first
 # in the guest's PATH
 tools=
