@@ -135,8 +135,9 @@ stress: build-stress selftests
 fresh-check:
 	@$(S)/fresh-check.sh
 
+# every base's work tree, unless BASE names one
 series-status:
-	@$(S)/series-status.sh
+	@rc=0; for b in $(or $(BASE),$(BASES)); do BASE=$$b $(S)/series-status.sh || rc=1; done; exit $$rc
 
 clean:
 	rm -rf work/build-* work/results work/kselftest work/kselftest-obj work/kselftest.tar.gz \
