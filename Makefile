@@ -88,10 +88,12 @@ lint: apply
 BASES := 6.12 7.3
 export BASE
 
-# what check-base needs per base: 6.12 also boots the kernel built without
-# CONFIG_THREADED_NAPI and the slim package (7.3 builds them in build-each)
-CHECK_DEPS_6.12 := build-debug build-nothreaded selftests deb-slim
+# what check-base needs per base: 6.12 also boots the slim package, and
+# under check-full the kernel built without CONFIG_THREADED_NAPI (every
+# patch of both bases builds without it in build-each)
+CHECK_DEPS_6.12 := build-debug selftests deb-slim
 CHECK_DEPS_7.3 := build-debug selftests
+CHECK_FULL_DEPS_6.12 := build-nothreaded
 
 check: harness-test
 	@rc=0; for b in $(or $(BASE),$(BASES)); do \
@@ -104,7 +106,7 @@ check: harness-test
 check-full:
 	@CHECK_FULL=1 $(MAKE) --no-print-directory check
 
-check-base: $(CHECK_DEPS_$(or $(BASE),6.12))
+check-base: $(CHECK_DEPS_$(or $(BASE),6.12)) $(if $(filter 1,$(CHECK_FULL)),$(CHECK_FULL_DEPS_$(or $(BASE),6.12)))
 	@$(S)/check.sh debug
 
 demo: build-release selftests
