@@ -88,10 +88,12 @@ base_apt_update() {
 	apt-get -q "${opts[@]}" update >&2 || die "apt-get update of $BASE_SUITE from $mirror failed"
 }
 
+# (the download goes to a directory of root's cache, which apt's _apt user
+# cannot write: download as root rather than warn about it)
 base_apt_get() {
 	local opts
 	mapfile -t opts < <(base_apt_opts)
-	apt-get "${opts[@]}" "$@"
+	apt-get -o APT::Sandbox::User=root "${opts[@]}" "$@"
 }
 
 base_apt_cache() {
@@ -149,15 +151,5 @@ PLACEHOLDER_EMAIL="harness@example.invalid"
 
 # git format-patch options shared by export and series-status, so the two
 # produce byte-identical files for identical commits.
-FORMAT_PATCH_OPTS=(--zero-commit --no-signature --no-cover-letter --minimal)
-
-# The machine's own Debian mirror, from its apt sources (debootstrap): the
-# first URL ending in /debian of a one-line "deb [opts] URL suite ..." or a
-# deb822 "URIs:" line; deb.debian.org when there is none.
-debian_mirror() {
-	local m
-	m=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null |
-		awk '$1 == "deb" || $1 == "URIs:" { for (i = 2; i <= NF; i++) if ($i ~ /^https?:\/\//) print $i }' |
-		grep -E '/debian/?$' | head -n1 || true)
-	echo "${m:-http://deb.debian.org/debian}"
-}
+# (--abbrev: the index lines do not depend on how many objects the tree has)
+FORMAT_PATCH_OPTS=(--zero-commit --no-signature --no-cover-letter --minimal --abbrev=9)
