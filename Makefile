@@ -27,7 +27,7 @@ help:
 	@echo "make deb-install-check  dpkg -i + apt-get purge of make deb's packages in a clean Debian 12 root"
 	@echo "                    (NAME=slim|debian|debian-localmod|host|host-localmod: the work/deb/ directory)"
 	@echo "make kselftest-tar  the series' selftests as the kselftest gen_tar tarball, work/kselftest.tar.gz"
-	@echo "make am-check       git am the series on every linux-source-6.12 version apt serves (every file"
+	@echo "make am-check       git am the series on every linux-source-6.12 (BASE=7.3: 7.3) apt serves (every file"
 	@echo "                    of the tarball committed) and on the tree the recipe of docs/own-machine.md makes"
 	@echo "make stress         stress, fault and bad-input campaign on a KASAN + lockdep kernel (hours);"
 	@echo "                    QUICK=1 for the short scale; report in results/stress/<date>-<commit>/"
@@ -128,7 +128,7 @@ suspend-probe: build-debug selftests
 # not part of check (slow): for each entry of tests/sabotage/manifest, build
 # the sabotaged debug kernel in work/sabotage, boot it and show that the
 # expected cases fail; the table goes to results/sabotage/table.md
-sabotage: selftests
+sabotage: deps
 	@$(S)/sabotage.sh $(ONLY)
 
 # not part of check (long): tests/stress/ on the stress flavour (KASAN)

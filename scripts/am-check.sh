@@ -1,31 +1,39 @@
 #!/usr/bin/env bash
 # usage: am-check.sh [VERSION...]
-# `make am-check`: do the series apply with plain `git am` to real 6.12
-# trees? For each version of Debian's linux-source-6.12 (default: every one
-# apt serves), `git am --3way` the three series, in order, onto
+# `make am-check` (BASE=6.12 or 7.3): do the base's series apply with plain
+# `git am` to real trees? For each version of Debian's linux-source-$BASE
+# (default: every one apt serves; 7.3 from the private trixie-backports
+# list of fetch-base.sh), `git am --3way` the series, in order, onto
 #  (a) the unpacked tarball with every file committed, dotfiles included
 #      (fetch-base.sh's `tarball`, cached), without the base fixups, and,
 #      for the pinned version,
 #  (b) the tree the recipe of docs/own-machine.md makes: its commands run as
-#      written (the block after "<!-- am-check: recipe -->" in RECIPE_DOC),
-#      in a scratch directory; its base commit must hold the same tree as (a).
+#      written (the block after "<!-- am-check: recipe -->" in RECIPE_DOC,
+#      "<!-- am-check: recipe 7.3 -->" for 7.3; the Debian mirror it names
+#      replaced by the machine's), in a scratch directory; its base commit
+#      must hold the same tree as (a).
 # A patch that does not apply is reported with the files it conflicts in.
-# The table goes to results/am-check.md; the exit code is 0 only when the
-# series applied on every version from AM_CHECK_MIN (default 6.12.113, the
-# oldest base docs/own-machine.md promises) on, and to the recipe's tree.
+# The table goes to results/am-check-$BASE.md; the exit code is 0 only when the
+# series applied on every version from AM_CHECK_MIN (default 6.12.113 or
+# 7.3.4, the oldest base docs/own-machine.md promises) on, and to the
+# recipe's tree.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-MIN_VERSION=${AM_CHECK_MIN:-6.12.113}
 # the page whose recipe block (b) runs, relative to the repository
 RECIPE_DOC=docs/own-machine.md
+case $KBASE in
+6.12) MIN_VERSION=${AM_CHECK_MIN:-6.12.113} RECIPE_MARK='<!-- am-check: recipe -->' ;;
+*) MIN_VERSION=${AM_CHECK_MIN:-7.3.4} RECIPE_MARK="<!-- am-check: recipe $KBASE -->" ;;
+esac
 versions=("$@")
 if [ ${#versions[@]} = 0 ]; then
-	mapfile -t versions < <(apt-cache madison "$BASE_PKG" | awk '{print $3}' | sort -uV)
+	base_apt_update
+	mapfile -t versions < <(base_apt_cache madison "$BASE_PKG" | awk '{print $3}' | sort -uV)
 fi
 [ ${#versions[@]} -gt 0 ] || die "apt serves no $BASE_PKG (run apt-get update?)"
 mkdir -p "$WORK/am-check" "$TOP/results"
-table=$TOP/results/am-check.md
+table=$TOP/results/am-check-$KBASE.md
 npatches=$(series_patches | wc -l)
 # git am needs an identity; a user's own is kept
 if [ -z "$(git config user.email || true)" ]; then
@@ -34,11 +42,11 @@ if [ -z "$(git config user.email || true)" ]; then
 fi
 bad=0
 {
-	echo "# git am of the series ($npatches patches in $(series_dirs | wc -l) series) on Debian's linux-source-6.12"
+	echo "# git am of the series ($npatches patches in $(series_dirs | wc -l) series) on Debian's $BASE_PKG"
 	echo
 	echo "Made by scripts/am-check.sh on $(date -u +%F) (harness commit $(git -C "$TOP" rev-parse --short HEAD))."
 	echo
-	echo "| linux-source-6.12 | tree | result |"
+	echo "| $BASE_PKG | tree | result |"
 	echo "|---|---|---|"
 } > "$table"
 
@@ -95,10 +103,14 @@ for v in "${versions[@]}"; do
 done
 
 # (b) the recipe of RECIPE_DOC, run as written on the pinned version
-recipe=$(awk '/<!-- am-check: recipe -->/ { f = 1; next }
+recipe=$(awk -v mark="$RECIPE_MARK" '$0 == mark { f = 1; next }
 	f && /^```/ { if (in_block) exit; in_block = 1; next }
 	f && in_block { print }' "$TOP/$RECIPE_DOC")
-[ -n "$recipe" ] || die "$RECIPE_DOC has no recipe block after <!-- am-check: recipe -->"
+[ -n "$recipe" ] || die "$RECIPE_DOC has no recipe block after $RECIPE_MARK"
+# the recipe names deb.debian.org; the machine's own mirror is used here
+mirror=$(debian_mirror)
+[ -n "$mirror" ] || die "no Debian mirror in the machine's apt sources (/etc/apt/sources.list*)"
+recipe=${recipe//http:\/\/deb.debian.org\/debian/$mirror}
 scratch=$WORK/am-check/recipe
 rm -rf "$scratch" "$scratch.am.log"
 mkdir -p "$scratch"

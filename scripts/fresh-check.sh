@@ -59,8 +59,10 @@ trap 'exit 130' INT TERM
 
 if ! command -v debootstrap >/dev/null; then
 	log "apt: installing debootstrap (host side of fresh-check only)"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends debootstrap >/dev/null ||
-		die "cannot install debootstrap"
+	# debconf's notes (no apt-utils here) go to the log, not the terminal
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends debootstrap \
+		> "$out/debootstrap-install.log" 2>&1 ||
+		{ tail -n 20 "$out/debootstrap-install.log" >&2; die "cannot install debootstrap"; }
 fi
 
 # the machine's own Debian mirror, from its apt sources

@@ -24,8 +24,10 @@ if [ "${BASE:-6.12}" != 6.12 ]; then
 	main_work=$TOP/work/$BASE sab=$TOP/tests/sabotage/$BASE res=$TOP/results/sabotage-$BASE
 fi
 export WORK=${SABOTAGE_WORK:-$main_work/sabotage}
-# the guests run the kselftests of the main work dir (make selftests)
-export KSFT=$main_work/kselftest
+# the guests run a kselftest install of our own, built from the series in
+# our tree: rebuilding the main work dir's would pull it from under a
+# `make check` running at the same time
+export KSFT=$WORK/kselftest
 . "$TOP/scripts/common.sh"
 
 [ "$(realpath -m "$WORK")" != "$(realpath -m "$main_work")" ] ||
@@ -106,6 +108,14 @@ with_progress() {
 	done
 	wait $pid
 }
+
+# the selftests of the series (no sabotage touches them), built once
+if ! clean_tree || ! "$TOP/scripts/build-selftests.sh"; then
+	for name in "${selected[@]}"; do
+		not_run "$name" "the series' selftests could not be built in $WORK"
+	done
+	selected=()
+fi
 
 for name in "${selected[@]}"; do
 	log "sabotage $name"

@@ -151,8 +151,12 @@ def test_am_check_recipe_is_where_am_check_reads_it():
     script = (TOP / 'scripts' / 'am-check.sh').read_text()
     doc = re.search(r'^RECIPE_DOC=(\S+)$', script, re.M).group(1)
     text = (TOP / doc).read_text()
-    assert '<!-- am-check: recipe -->\n```sh\n' in text
-    assert 'xargs git am --3way' in text.split('<!-- am-check: recipe -->')[1].split('```')[1]
+    for base in ('6.12', '7.3'):
+        mark = '<!-- am-check: recipe -->' if base == '6.12' else f'<!-- am-check: recipe {base} -->'
+        assert mark + '\n```sh\n' in text, mark
+        block = text.split(mark + '\n')[1].split('```')[1]
+        assert 'xargs git am --3way' in block
+        assert f'P=/path/to/knapid/patches/{base}\n' in block
 
 
 # -- the checks on made-up repositories ----------------------------------
