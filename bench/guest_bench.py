@@ -11,10 +11,15 @@ vCPU 1 (vectors and clients). Traffic never leaves the guest.
 
 Modes alternate inside one boot, rotated each round, so every figure can be a
 median over interleaved rounds. The threadirqs column needs its own boot
-(--boot threadirqs), which measures softirq again as its reference.
+(--boot threadirqs), which measures softirq again as its reference. On a
+kernel whose napi-set takes `threaded` (7.3), the per-NAPI thread is set
+over netlink and a fourth mode, threaded busy poll, joins Tables 1-2 and
+Table 3 (case busypoll20); main-2 and main-3 repeat the main boot.
 
 usage: guest_bench.py --out DIR --ksrc LINUX --shim epoll_shim.so
-                      [--boot main|threadirqs|ab] [--quick]
+                      [--boot main|main-2|main-3|threadirqs|tap|ab|profile]
+                      [--quick] [--rounds N] [--secs S] [--t3-rounds N]
+                      [--loads 20%,40%,MAX]
 Writes DIR/result-BOOT.json and DIR/progress-BOOT.log; exits non-zero, with
 the reason, if any measurement fails (no partial table).
 """
@@ -57,8 +62,16 @@ CASES = {
     'suspend0':   ((0, 0, 20000000), (0, 1, 0)),
     'suspend20':  ((100, 20000, 20000000), (0, 1, 0)),
     'suspend200': ((100, 200000, 20000000), (0, 1, 0)),
+    # the SUT's NAPI in threaded busy poll (napi-set threaded busy-poll,
+    # 7.3 only) with suspend20's parameters
+    'busypoll20': ((100, 20000, 20000000), (0, 1, 0)),
 }
 KNAPID_CASES = ('suspend0', 'suspend20', 'suspend200')
+# softirq: NET_RX softirq; knapid: the knapid/N threads; threaded: the SUT
+# NAPI's own thread (sysfs on 6.12, napi-set threaded enabled on 7.3);
+# busypoll: that thread in threaded busy poll (7.3); threadirqs: softirq
+# with the threadirqs boot parameter (its own boot)
+MODES = ('softirq', 'knapid', 'threaded', 'busypoll', 'threadirqs')
 
 
 class BenchError(Exception):
@@ -132,6 +145,11 @@ class Bench:
             self.secs = self.t3_secs = args.secs
         self.commands = set()
         self.napi_vals = None
+        self.threaded = self.has_napi_threaded = None
+        if args.t3_rounds:
+            self.t3_rounds = args.t3_rounds
+        if args.loads:
+            self.t3_loads = tuple(args.loads.split(','))
         # the tap boot's generator runs on the host: requests go through here
         self.host_dir, self.host_n = None, 0
 
@@ -342,7 +360,11 @@ class Bench:
 
     def ynl(self, kind, op, attrs):
         spec = os.path.join(self.ksrc, 'Documentation/netlink/specs/netdev.yaml')
-        out = self.run(['/usr/bin/python3', os.path.join(self.ksrc, 'tools/net/ynl/cli.py'),
+        # the CLI moved to pyynl/ (7.3); 6.12 has it in tools/net/ynl/
+        cli = os.path.join(self.ksrc, 'tools/net/ynl/pyynl/cli.py')
+        if not os.path.exists(cli):
+            cli = os.path.join(self.ksrc, 'tools/net/ynl/cli.py')
+        out = self.run(['/usr/bin/python3', cli,
                         '--spec', spec, '--no-schema', '--output-json', kind, op, '--json',
                         json.dumps(attrs)], ns=SUT_NS, timeout=120)
         return json.loads(out) if out.strip() else None
@@ -377,17 +399,47 @@ class Bench:
             raise BenchError(f'threaded mode on, but no napi/{self.sut}-{self.napi} thread')
         return pids
 
+    def napi_threaded(self):
+        """whether napi-set takes a per-NAPI 'threaded' (7.3: disabled,
+        enabled, busy-poll); 6.12 has the per-device sysfs switch only"""
+        if self.has_napi_threaded is None:
+            spec = os.path.join(self.ksrc, 'Documentation/netlink/specs/netdev.yaml')
+            self.has_napi_threaded = 'name: napi-threaded' in open(spec).read()
+        return self.has_napi_threaded
+
+    def set_threaded(self, want):
+        """the SUT NAPI's own thread: 'disabled', 'enabled' or 'busy-poll',
+        pinned to the SUT's vCPU (where the servers run) when it has one"""
+        if want == self.threaded:
+            return
+        if not self.napi_threaded():
+            if want == 'busy-poll':
+                raise BenchError('mode busypoll, but napi-set has no threaded busy-poll here')
+            val = 1 if want == 'enabled' else 0
+            self.run(['sh', '-c', f'echo {val} > /sys/class/net/{self.sut}/threaded'], ns=SUT_NS)
+            if val:
+                for pid in self.napi_thread_pids().values():
+                    self.run(['taskset', '-pc', SUT_CPU, pid])
+        else:
+            self.ynl('--do', 'napi-set', {'id': self.napi, 'threaded': want})
+            got = self.ynl('--do', 'napi-get', {'id': self.napi})
+            if got.get('threaded', 'disabled') != want:
+                raise BenchError(f'napi-set threaded {want} reads back as {got}')
+            if want != 'disabled':
+                if not got.get('pid'):
+                    raise BenchError(f'threaded {want}, but napi-get names no thread: {got}')
+                self.run(['taskset', '-pc', SUT_CPU, got['pid']])
+        self.threaded = want
+
     def set_mode(self, mode):
+        if mode not in MODES:
+            raise BenchError(f'unknown mode {mode}')
         knapid = 1 if mode == 'knapid' else 0
         if os.path.exists(KNAPID):
             self.write(KNAPID, knapid)
         elif knapid:
             raise BenchError(f'mode knapid, but this kernel has no {KNAPID}')
-        threaded = 1 if mode == 'threaded' else 0
-        self.run(['sh', '-c', f'echo {threaded} > /sys/class/net/{self.sut}/threaded'], ns=SUT_NS)
-        if threaded:
-            for pid in self.napi_thread_pids().values():
-                self.run(['taskset', '-pc', SUT_CPU, pid])
+        self.set_threaded({'threaded': 'enabled', 'busypoll': 'busy-poll'}.get(mode, 'disabled'))
         if mode == 'threadirqs' and 'threadirqs' not in self.read('/proc/cmdline'):
             raise BenchError('mode threadirqs, but the kernel was booted without it')
         self.mode = mode
@@ -505,6 +557,7 @@ class Bench:
             f = line.split()
             if f and f[0] == 'NET_RX:':
                 c['net_rx'] = sum(int(x) for x in f[1:])
+                c['net_rx_cpu0'] = int(f[1 + SUT_CPU])
         return c
 
     def profile(self):
@@ -563,9 +616,14 @@ class Bench:
                                log=os.path.join(self.out, 'flood.json'))
         try:
             time.sleep(1)
+            m0 = self.meters()
             out = self.run(['cyclictest', '-m', '-q', '-p', 90, '-t', 1, '-a', SUT_CPU,
                             '-i', 500, '-D', self.secs, '-h', 20000],
                            timeout=self.secs + 60)
+            # what ran beside it: context switches, NET_RX softirqs (on
+            # its CPU: the idle-CPU inline rounds in knapid mode), the
+            # SUT NIC's interrupts
+            d = self.meter_delta(m0)
             if flood.wait(self.secs + 60):
                 raise BenchError('the iperf3 flood under cyclictest failed')
             srv.wait(30)
@@ -585,7 +643,9 @@ class Bench:
                 p99 = us
                 break
         return {'max_us': mx, 'p99_us': p99 if p99 is not None else 20000,
-                'overflows': over, 'samples': n, 'flood_bps': flood_bps}
+                'overflows': over, 'samples': n, 'flood_bps': flood_bps,
+                'secs': d['secs'], 'sched': d['sched'], 'irqs_rx': d['irqs'],
+                'irqs_tx': d['irqs_tx']}
 
     def table1(self, modes, nic_only=False):
         """NIC_ONLY: the rows of the tap boot, which has no veth or lo
@@ -686,11 +746,13 @@ class Bench:
                 'irqs': d['irqs'] + d['irqs_tx'], 'irqs_rx': d['irqs'],
                 'irqs_tx': d['irqs_tx'], 'requests': d['rx_packets'],
                 'irq_per_req': (d['irqs'] + d['irqs_tx']) / max(1, d['rx_packets']),
-                'dropped': int(drop.group(1)) if drop else 0}
+                'dropped': int(drop.group(1)) if drop else 0,
+                # context switches and NET_RX softirqs (all CPUs, CPU0)
+                'sched': d['sched']}
 
     def case_loads(self, case, knapid, loads):
         """every load of LOADS [(name, mps or None)] against one server"""
-        self.set_mode('knapid' if knapid else 'softirq')
+        self.set_mode('knapid' if knapid else 'busypoll' if case == 'busypoll20' else 'softirq')
         srv = self.epoll_server(case)
         try:
             return [(name, mps, self.under_load(case, mps or 'max')) for name, mps in loads]
@@ -705,7 +767,8 @@ class Bench:
         self.res['calibration']['t3_base_max_mps'] = cal
         loads = [(ld, None if ld == 'MAX' else int(mx * int(ld[:-1]) / 100))
                  for ld in self.t3_loads]
-        cases = [(c, 0) for c in CASES] + [(c, 1) for c in KNAPID_CASES]
+        cases = [(c, 0) for c in CASES if c != 'busypoll20' or self.napi_threaded()]
+        cases += [(c, 1) for c in KNAPID_CASES]
         for r in range(self.t3_rounds):
             for i in range(len(cases)):
                 case, knapid = cases[(i + r) % len(cases)]
@@ -786,6 +849,9 @@ class Bench:
                 self.stop(p)
         self.log('done')
 
+    def main_modes(self):
+        return ['softirq', 'knapid', 'threaded'] + (['busypoll'] if self.napi_threaded() else [])
+
     def main(self):
         if self.boot == 'serve':
             return self.tap_serve()
@@ -816,9 +882,9 @@ class Bench:
         elif self.boot == 'profile':
             self.profile()
         elif self.boot == 'tap':
-            self.table1(['softirq', 'knapid', 'threaded'], nic_only=True)
+            self.table1(self.main_modes(), nic_only=True)
         else:
-            self.table1(['softirq', 'knapid', 'threaded'])
+            self.table1(self.main_modes())
             self.table3()
         self.set_mode('softirq')
         self.res['meta']['finished'] = time.strftime('%FT%TZ', time.gmtime())
@@ -838,11 +904,14 @@ def main():
     # (through bench/tap_host.py)
     # serve: serve bench/topology-probe.sh's host-side load generator
     # profile: context switches and NET_RX softirqs per round trip
-    ap.add_argument('--boot', choices=('main', 'threadirqs', 'ab', 'tap', 'serve', 'profile'),
-                    default='main')
+    # main-2, main-3: the main boot again, for the spread between boots
+    ap.add_argument('--boot', choices=('main', 'main-2', 'main-3', 'threadirqs', 'ab', 'tap',
+                                       'serve', 'profile'), default='main')
     ap.add_argument('--quick', action='store_true')
     ap.add_argument('--rounds', type=int, help='override the rounds (debugging)')
     ap.add_argument('--secs', type=int, help='override the seconds per measurement (debugging)')
+    ap.add_argument('--t3-rounds', type=int, help='Table 3\'s rounds (default 5)')
+    ap.add_argument('--loads', help='Table 3\'s loads, e.g. 20%%,40%%,MAX')
     ap.add_argument('--only', choices=('t1', 't3'), help='one table (debugging)')
     args = ap.parse_args()
     b = Bench(args)
@@ -850,7 +919,7 @@ def main():
         if args.only:
             b.setup()
             b.res = {'meta': {}, 'calibration': {}, 't1': [], 't2': [], 't3': []}
-            b.table1(['softirq', 'knapid', 'threaded']) if args.only == 't1' else b.table3()
+            b.table1(b.main_modes()) if args.only == 't1' else b.table3()
             b.save()
         else:
             b.main()

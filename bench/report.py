@@ -1,13 +1,33 @@
 #!/usr/bin/env python3
 """Turn benchmark results (one JSON file per guest boot) into a Markdown report.
 
-usage: /usr/bin/python3 bench/report.py OUTDIR RESULT.json [RESULT.json ...]
+usage: /usr/bin/python3 bench/report.py [--compare DIR] OUTDIR RESULT.json [RESULT.json ...]
 
-Writes OUTDIR/report.md and the plots OUTDIR/*.png. One input must come from
-the "main" boot (meta.boot == "main"); at most one more may come from the
-"threadirqs" boot, which feeds the threadirqs column of Tables 1 and 2, and
-one from the "tap" boot (the generator native on the host, through a tap),
-which feeds Tables 1b and 2b and the throughput and CPU goals.
+Writes OUTDIR/report.md and the plots OUTDIR/*.png. At least one input must
+come from a main boot (meta.boot "main", or "main-N" for a further main boot
+of the same run: "main-2", "main-3", ...). Several main boots are pooled:
+Tables 1, 2 and 3 take the rounds of all of them together, and the goals are
+computed per main boot, with a verdict over the boots. At most one more input
+may come from the "threadirqs" boot, which feeds the threadirqs column of
+Tables 1 and 2, and one from the "tap" boot (the generator native on the host,
+through a tap), which feeds Tables 1b and 2b and the throughput and CPU goals.
+Each boot name may appear once.
+
+Records read (bench/guest_bench.py writes them); optional fields add rows or
+columns only when present, so older results give the report they always did:
+- t1 and t2 "mode": softirq, knapid, threaded, threadirqs and (7.3) busypoll,
+  the SUT's NAPI in threaded busy poll; a busypoll column and ratio appear in
+  Tables 1, 2, 1b and 2b when the boot has busypoll records.
+- t2 may carry "secs", "sched" {"ctxt", "net_rx", "net_rx_cpu0"} and
+  "irqs_rx", "irqs_tx" (counts over the cyclictest run): Tables 2 and 2b then
+  get per-second rows for them.
+- t3 "case" may include busypoll20 (suspend20 with the NAPI in threaded busy
+  poll); the loads may be any subset of 20%..80% and MAX.
+
+--compare DIR: DIR is an earlier report directory of the other kernel base
+holding result-main.json (and result-main-N.json), optionally
+result-threadirqs.json and result-tap.json; the report then gets a section
+with the goal values and the main ratios of both bases side by side.
 
 Every table cell is the median over rounds followed by "(min-max)" across
 rounds. Ping RTT cells are the exception asked for: mean/p50/p99 over all the
@@ -15,11 +35,15 @@ samples of a mode pooled across rounds, the spread being the range of the
 per-round values. Ratio columns divide medians. A cell without data reads
 "n/a": nothing is invented.
 
-Exit status: 0 on success, 1 (one line on stderr) when an input is unreadable
-or lacks a required part, 2 on a usage error.
+Exit status: 0 on success, 1 (one line on stderr) when an input (or the
+--compare directory) is unreadable or lacks a required part, 2 on a usage
+error.
 """
+import argparse
+import glob
 import json
 import os
+import re
 import sys
 from collections import defaultdict
 from typing import Callable, NamedTuple, Optional
@@ -31,13 +55,15 @@ import matplotlib.pyplot as plt  # noqa: E402  (after the backend choice)
 from matplotlib.patches import Patch  # noqa: E402
 
 MAIN, TIRQ, TAP = 'main', 'threadirqs', 'tap'
+BUSYPOLL = 'busypoll'
+MAIN_N = re.compile(r'main-([0-9]+)$')    # a further main boot: main-2, main-3, ...
 PP_TESTS = ('pp_virtio', 'pp_veth', 'pp_lo')
 IPERF_TESTS = ('iperf_max', 'iperf_50', 'iperf_5')
 IPERF_LABEL = {'iperf_max': 'max', 'iperf_50': '50%', 'iperf_5': '5%'}
 CPU_FIELDS = ('usr', 'sys', 'softirq', 'irq', 'idle')
 THREAD_PREFIXES = ('knapid/', 'napi/', 'ksoftirqd/', 'irq/')
 T3_CASES = ('base', 'defer20', 'defer200', 'napibusy', 'fullbusy',
-            'suspend0', 'suspend20', 'suspend200',
+            'suspend0', 'suspend20', 'suspend200', 'busypoll20',
             'suspend0+knapid', 'suspend20+knapid', 'suspend200+knapid')
 LOADS = ('20%', '40%', '60%', '80%', 'MAX')
 PLOTS = ('t1_latency.png', 't1_cpu.png', 't2_cyclictest.png', 't1b_tap.png',
@@ -184,6 +210,8 @@ class Boot:
         self.meta = doc['meta']
         self.boot = self.meta['boot']
         self.calibration = doc.get('calibration') or {}
+        self.parts = [self]     # the boots pooled into this one (pooled())
+        self.records = {'t1': doc['t1'], 't2': doc['t2'], 't3': doc.get('t3') or []}
         self._t1 = group(doc['t1'], lambda r: (r['test'], r['mode']))
         self._t2 = group(doc['t2'], lambda r: r['mode'])
         for rec in doc.get('t3') or []:
@@ -213,6 +241,25 @@ class Boot:
         """Whether the boot holds any record of table 't1', 't2' or 't3'."""
         return bool({'t1': self._t1, 't2': self._t2, 't3': self._t3}[table])
 
+    def has_mode(self, mode):
+        return any(m == mode for _, m in self._t1) or mode in self._t2
+
+    @classmethod
+    def pooled(cls, boots):
+        """One boot holding the records of BOOTS (main boots of one run), so
+        that every table pools their rounds; each record's round becomes
+        (index of its boot, round) to stay apart. Meta and calibration are
+        the first boot's. A single boot is returned as it is."""
+        if len(boots) == 1:
+            return boots[0]
+        doc = {'meta': boots[0].meta, 'calibration': boots[0].calibration}
+        for table in ('t1', 't2', 't3'):
+            doc[table] = [dict(r, round=(i, r['round']))
+                          for i, b in enumerate(boots) for r in b.records[table]]
+        pool = cls(' + '.join(b.file for b in boots), doc)
+        pool.parts = list(boots)
+        return pool
+
 
 def group(records, key):
     out = defaultdict(list)
@@ -235,8 +282,9 @@ def load_boot(path) -> Boot:
     for part in ('meta', 't1', 't2'):
         if part not in doc:
             raise InputError(f"{fname}: missing '{part}'")
-    if not isinstance(doc['meta'], dict) or doc['meta'].get('boot') not in (MAIN, TIRQ, TAP):
-        raise InputError(f"{fname}: meta.boot must be '{MAIN}', '{TIRQ}' or '{TAP}'")
+    if not isinstance(doc['meta'], dict) or not (doc['meta'].get('boot') in (MAIN, TIRQ, TAP)
+                                                 or is_main_n(doc['meta'].get('boot'))):
+        raise InputError(f"{fname}: meta.boot must be '{MAIN}', '{MAIN}-N', '{TIRQ}' or '{TAP}'")
     if doc.get('complete') is not True:
         raise InputError(f'{fname}: the run did not finish (no "complete": true)')
     check_records(fname, 't1', doc['t1'], t1_keys)
@@ -245,7 +293,20 @@ def load_boot(path) -> Boot:
     return Boot(path, doc)
 
 
+def is_main_n(boot):
+    return isinstance(boot, str) and MAIN_N.match(boot) is not None
+
+
+def main_index(boot):
+    """1 for "main", N for "main-N"; None for any other boot"""
+    if boot == MAIN:
+        return 1
+    return int(MAIN_N.match(boot).group(1)) if is_main_n(boot) else None
+
+
 def load_boots(paths):
+    """(the main boots in order main, main-2, main-3, ..., threadirqs boot or
+    None, tap boot or None)"""
     boots = {}
     for path in paths:
         b = load_boot(path)
@@ -253,9 +314,11 @@ def load_boots(paths):
             raise InputError(f'{b.file}: a second result for the {b.boot} boot '
                              f'(first: {boots[b.boot].file})')
         boots[b.boot] = b
-    if MAIN not in boots:
-        raise InputError(f"no input from the '{MAIN}' boot (meta.boot)")
-    return boots[MAIN], boots.get(TIRQ), boots.get(TAP)
+    mains = sorted((b for b in boots.values() if main_index(b.boot) is not None),
+                   key=lambda b: main_index(b.boot))
+    if not mains:
+        raise InputError(f"no input from the '{MAIN}' boot (meta.boot '{MAIN}' or '{MAIN}-N')")
+    return mains, boots.get(TIRQ), boots.get(TAP)
 
 
 # ---------------------------------------------------------------- Table 1/2 cells
@@ -359,11 +422,38 @@ def t2_stat(boot, mode, key, k=1.0) -> Optional[Stat]:
     return scaled(median_spread(r[key] for r in boot.t2(mode)), k)
 
 
-def table2_rows():
-    return [Row('max latency (us)', lambda b, m: t2_stat(b, m, 'max_us')),
+# the profile counts some t2 records carry (7.3 runs): per second of the
+# cyclictest run ('secs'), summed over the paths given
+T2_RATES = (('context switches per second (all CPUs)', ('sched.ctxt',)),
+            ('NET_RX softirqs on CPU0 per second', ('sched.net_rx_cpu0',)),
+            ('NET_RX softirqs per second (all CPUs)', ('sched.net_rx',)),
+            ('SUT NIC interrupts per second (RX+TX)', ('irqs_rx', 'irqs_tx')))
+
+
+def per_second(rec, paths) -> Optional[float]:
+    secs = value(rec, 'secs')
+    counts = [value(rec, p) for p in paths]
+    if not isinstance(secs, (int, float)) or secs <= 0 \
+            or not all(isinstance(c, (int, float)) for c in counts):
+        return None
+    return sum(counts) / secs
+
+
+def t2_rate(boot, mode, paths) -> Optional[Stat]:
+    return median_spread(per_second(r, paths) for r in boot.t2(mode))
+
+
+def table2_rows(boot=None):
+    """the rate rows only when BOOT's t2 records carry their counts"""
+    rows = [Row('max latency (us)', lambda b, m: t2_stat(b, m, 'max_us')),
             Row('p99 latency (us)', lambda b, m: t2_stat(b, m, 'p99_us')),
             Row('overflows', lambda b, m: t2_stat(b, m, 'overflows'), 0),
             Row('RX flood (Gbit/s)', lambda b, m: t2_stat(b, m, 'flood_bps', 1e-9), 2)]
+    recs = boot.records['t2'] if boot else []
+    rows += [Row(label, lambda b, m, paths=paths: t2_rate(b, m, paths))
+             for label, paths in T2_RATES
+             if any(get_path(r, p)[0] for r in recs for p in paths)]
+    return rows
 
 
 # ---------------------------------------------------------------- Markdown
@@ -526,22 +616,28 @@ def calibration_text(boot) -> str:
 
 def header(main, tirq, outdir, tap=None):
     m = main.meta
+    mains = main.parts      # MAIN pools them when there are several
     quick = {True: 'quick', False: 'full'}.get(m.get('quick'), 'n/a')
+    pool = (f'; the tables pool the {len(mains)} main boots listed below (all their rounds '
+            f'together), the goals take each alone' if len(mains) > 1 else '')
     lines = ['# knapid and IRQ suspension benchmark', '']
     lines += [f'- **Kernel:** {meta_get(main, "kernel")}, commit {meta_get(main, "commit")}',
               f'- **Accelerator:** {meta_get(main, "accel")}, {meta_get(main, "vcpus")} vCPUs',
               f'- **Run:** {quick}, {meta_get(main, "rounds")} rounds, '
-              f'{meta_get(main, "secs")} s per measurement',
-              f'- **Started / finished:** {meta_get(main, "started")} / {meta_get(main, "finished")}']
+              f'{meta_get(main, "secs")} s per measurement{pool}',
+              f'- **Started / finished:** {meta_get(main, "started")} / '
+              f'{meta_get(mains[-1], "finished")}']
     lines += text_item('Topology', meta_get(main, 'topology'))
     lines += text_item('Pinning', meta_get(main, 'pinning'))
-    for b in (main, tirq):
+    for b in mains + [tirq]:
         if b:
             lines.append(f'- **{b.boot} boot:** `{b.file}`, command line `{meta_get(b, "cmdline")}`'
-                         + (f', {meta_get(b, "started")} / {meta_get(b, "finished")}' if b is tirq else ''))
+                         + (f', {meta_get(b, "started")} / {meta_get(b, "finished")}'
+                            if b is tirq or len(mains) > 1 else ''))
     if not tirq:
         lines.append('- **threadirqs boot:** not supplied (its columns read n/a)')
-    lines.append(f'- **Calibration (main boot):** {calibration_text(main)}')
+    for b in mains:
+        lines.append(f'- **Calibration ({b.boot} boot):** {calibration_text(b)}')
     present = '' if os.path.exists(os.path.join(outdir, 'commands.txt')) else \
         ' (not present when this report was written)'
     lines.append(f'- **Command lines:** every command run is in [commands.txt](commands.txt), '
@@ -551,13 +647,18 @@ def header(main, tirq, outdir, tap=None):
             if tirq.meta.get(key) != main.meta.get(key):
                 lines.append(f'- **Warning:** {key} differs between the boots: '
                              f'main {meta_get(main, key)}, threadirqs {meta_get(tirq, key)}')
+    for b in mains[1:]:
+        for key in ('kernel', 'commit', 'accel', 'vcpus', 'rounds', 'secs', 'quick'):
+            if b.meta.get(key) != main.meta.get(key):
+                lines.append(f'- **Warning:** {key} differs between the main boots: '
+                             f'main {meta_get(main, key)}, {b.boot} {meta_get(b, key)}')
     if tap and tap.meta.get('kernel') != main.meta.get('kernel'):
         lines.append(f'- **Warning:** the tap boot ran another kernel: '
                      f'{meta_get(tap, "kernel")}, main {meta_get(main, "kernel")}')
     if tap and tap.meta.get('commit') != main.meta.get('commit'):
         lines.append(f'- **Tap boot:** harness commit {meta_get(tap, "commit")}, kernel '
                      f'{meta_get(tap, "kernel")} (Tables 1b and 2b)')
-    for b in (main, tirq, tap):
+    for b in mains + [tirq, tap]:
         if b and b.unknown_tests:
             lines.append(f'- **Ignored:** unknown t1 tests in `{b.file}`: {", ".join(b.unknown_tests)}')
     lines += ['', 'Cells: median over rounds, then (min-max) across rounds. Ratio columns divide '
@@ -594,15 +695,18 @@ class Goal(NamedTuple):
     ok: Callable[[float], bool]
     detail: str
     unit: str = 'x'
+    tap: bool = False       # computed from the tap boot, not the main boot
 
 
-def goal_rows(main, modload, note_t3, tap=None):
+def goal_list(main, modload, tap=None):
+    """the goals computed from MAIN (one main boot, or the pooled ones) and TAP"""
     def cmp(a, b, d=None, unit='us'):
         return f'({fmt(mid(a), d)} vs {fmt(mid(b), d)} {unit})'
 
     # throughput and CPU at fixed rates: from the boot whose generator can
     # saturate the SUT, the tap boot, when it ran
     thr, where = (tap, ', tap boot') if tap and tap.ran('t1') else (main, '')
+    on_tap = thr is tap
     p50 = {m: ping_stat(main, m, 'p50') for m in ('knapid', 'softirq')}
     bps = {m: scaled(t1_stat(thr, 'iperf_max', m, 'bps'), 1e-9) for m in ('knapid', 'softirq')}
     cyc = {m: t2_stat(main, m, 'max_us') for m in ('softirq', 'knapid')}
@@ -611,12 +715,12 @@ def goal_rows(main, modload, note_t3, tap=None):
                   cmp(p50['knapid'], p50['softirq'])),
              Goal(f'knapid max throughput >= softirq (ratio >= 1.00{where})',
                   ratio(bps['knapid'], bps['softirq']), lambda r: r >= 1.0,
-                  cmp(bps['knapid'], bps['softirq'], 2, 'Gbit/s'))]
+                  cmp(bps['knapid'], bps['softirq'], 2, 'Gbit/s'), tap=on_tap)]
     for t in ('iperf_50', 'iperf_5'):
         busy = {m: busy_stat(thr, t, m) for m in ('knapid', 'softirq')}
         goals.append(Goal(f'knapid CPU0 busy at {IPERF_LABEL[t]} rate <= 1.1x softirq{where}',
                           ratio(busy['knapid'], busy['softirq']), lambda r: r <= 1.1,
-                          cmp(busy['knapid'], busy['softirq'], 1, '%')))
+                          cmp(busy['knapid'], busy['softirq'], 1, '%'), tap=on_tap))
     goals.append(Goal('cyclictest max >= 5x lower with knapid (softirq/knapid >= 5)',
                       ratio(cyc['softirq'], cyc['knapid']), lambda r: r >= 5,
                       cmp(cyc['softirq'], cyc['knapid'])))
@@ -644,37 +748,90 @@ def goal_rows(main, modload, note_t3, tap=None):
         Goal(f'suspend20 interrupts per request <= 0.2x base {at}, both vectors (RX + TX)',
              ratio(t3('suspend20', 'irq_per_req'), t3('base', 'irq_per_req')), lambda r: r <= 0.2,
              cmp(t3('suspend20', 'irq_per_req'), t3('base', 'irq_per_req'), 3, 'irq/req'))]
+    return goals
 
+
+def goal_value(g) -> str:
+    """the measured ratio or point difference, "n/a" without data"""
+    if g.value is None:
+        return 'n/a'
+    return (f'{g.value:+.2f}' if g.unit == ' points' else f'{g.value:.2f}') + g.unit
+
+
+def goal_cells(g, note_t3):
+    """[measured, met] of one goal"""
+    if g.value is None:
+        return ['n/a' + (f' ({note_t3})' if note_t3 and 'suspend' in g.text else ''), 'n/a']
+    return [f'{goal_value(g)} {g.detail}', 'yes' if g.ok(g.value) else 'no']
+
+
+def t3_note(main, modload):
+    return 't3 not run' if not main.ran('t3') else (None if modload else 'no moderate load in t3')
+
+
+def goal_rows(main, modload, note_t3, tap=None):
+    return [[g.text] + goal_cells(g, note_t3) for g in goal_list(main, modload, tap)]
+
+
+def verdict(goals) -> str:
+    """over the boots' values of one goal: met, missed, undecided or n/a"""
+    oks = [g.ok(g.value) for g in goals if g.value is not None]
+    if not oks:
+        return 'n/a'
+    if all(oks) == any(oks):
+        v = 'met' if all(oks) else 'missed'
+        return v if len(oks) == len(goals) else f'{v} ({len(oks)} of {len(goals)} boots have data)'
+    return 'undecided'
+
+
+def goal_rows_per_boot(mains, modload, tap=None):
+    """per goal: its text, each main boot's measured and met, the verdict; a
+    goal from the tap boot has one value, shown in the first boot's columns"""
+    per_boot = [goal_list(b, modload, tap) for b in mains]
+    notes = [t3_note(b, modload) for b in mains]
     rows = []
-    for g in goals:
-        if g.value is None:
-            measured, met = 'n/a' + (f' ({note_t3})' if note_t3 and 'suspend' in g.text else ''), 'n/a'
+    for i, g0 in enumerate(per_boot[0]):
+        if g0.tap:
+            cells = goal_cells(g0, notes[0]) + ['-', '-'] * (len(mains) - 1)
+            v = verdict([g0]) + ' (tap boot, one boot)'
         else:
-            num = f'{g.value:+.2f}' if g.unit == ' points' else f'{g.value:.2f}'
-            measured, met = f'{num}{g.unit} {g.detail}', 'yes' if g.ok(g.value) else 'no'
-        rows.append([g.text, measured, met])
+            gs = [goals[i] for goals in per_boot]
+            cells = [c for g, note in zip(gs, notes) for c in goal_cells(g, note)]
+            v = verdict(gs)
+        rows.append([g0.text] + cells + [v])
     return rows
 
 
 def goals_section(main, tap=None):
     loads = t3_loads(main)
     modload = moderate_load(loads)
-    note = 't3 not run' if not main.ran('t3') else (None if modload else 'no moderate load in t3')
-    lines = ['## Goals', '',
-             'Computed from the main boot, except the goals marked "tap boot" (Table 1b: '
-             'the generator native on the host, which saturates the SUT\'s vCPU): ping p50 '
-             'over all samples pooled across rounds, everything else medians over rounds; '
-             'the Table 3 goals use the knapid=0 cases. '
-             'The figures in brackets are the two values compared.', '',
-             markdown_table(['goal', 'measured', 'met'], goal_rows(main, modload, note, tap)), '']
-    return lines
+    mains = main.parts
+    if len(mains) == 1:
+        return ['## Goals', '',
+                'Computed from the main boot, except the goals marked "tap boot" (Table 1b: '
+                'the generator native on the host, which saturates the SUT\'s vCPU): ping p50 '
+                'over all samples pooled across rounds, everything else medians over rounds; '
+                'the Table 3 goals use the knapid=0 cases. '
+                'The figures in brackets are the two values compared.', '',
+                markdown_table(['goal', 'measured', 'met'],
+                               goal_rows(main, modload, t3_note(main, modload), tap)), '']
+    head = ['goal'] + [f'{b.boot}: {c}' for b in mains for c in ('measured', 'met')] + ['verdict']
+    return ['## Goals', '',
+            f'Computed from each of the {len(mains)} main boots alone (one pair of columns per '
+            'boot; the tables below pool them), except the goals marked "tap boot" (Table 1b: '
+            'the generator native on the host, which saturates the SUT\'s vCPU), which have '
+            'one value, shown in the first boot\'s columns. Ping p50 over all samples pooled '
+            'across a boot\'s rounds, everything else medians over rounds; the Table 3 goals '
+            'use the knapid=0 cases, at the load named for the pooled boots. The figures in '
+            'brackets are the two values compared. Verdict: met if every boot met the goal, '
+            'missed if every boot missed it, undecided if they disagree, n/a without data.', '',
+            markdown_table(head, goal_rows_per_boot(mains, modload, tap)), '']
 
 
 def table1_section(main, tirq, outdir):
     cols = mode_columns(main, tirq)
-    ratios = [RatioCol('knapid/softirq', cols[1], cols[0]),
-              RatioCol('threaded/softirq', cols[2], cols[0]),
-              RatioCol('threadirqs/softirq (threadirqs boot)', cols[3], Col('', tirq, 'softirq'))]
+    ratios = mode_ratios(cols) + [RatioCol('threadirqs/softirq (threadirqs boot)', cols[-1],
+                                           Col('', tirq, 'softirq'))]
     lines = ['## Table 1: knapid (seed 000)', '']
     if not main.ran('t1'):
         return lines + ['not run', '']
@@ -685,7 +842,9 @@ def table1_section(main, tirq, outdir):
               'sum of the CPU share of the threads named knapid/*, napi/*, ksoftirqd/*, irq/*.', '',
               'The threadirqs column comes from the threadirqs boot; its ratio is against '
               'that boot\'s softirq, not the softirq column shown here.', '']
-    lost = ping_loss(main, ('softirq', 'knapid', 'threaded')) + ping_loss(tirq, ('threadirqs',))
+    if main.has_mode(BUSYPOLL):
+        lines += [MODES_NOTE, '']
+    lost = ping_loss(main, [c.mode for c in cols[:-1]]) + ping_loss(tirq, ('threadirqs',))
     if lost:
         lines += ['Ping packets lost (all rounds): ' + ', '.join(lost) + '.', '']
     lines += [SEED000_NOTE, '']
@@ -699,8 +858,7 @@ def tap_section(tap, outdir):
     if tap is None:
         return lines + ['not run (no result of the tap boot: it is in the full run, not QUICK=1)', '']
     cols = mode_columns(tap)
-    ratios = [RatioCol('knapid/softirq', cols[1], cols[0]),
-              RatioCol('threaded/softirq', cols[2], cols[0])]
+    ratios = mode_ratios(cols)
     tests = {t for t, _ in tap._t1}
     rows = [r for r in table1_rows() if not any(p in r.label for p in ('veth', ' lo '))]
     lines += text_item('Topology', meta_get(tap, 'topology'))
@@ -719,10 +877,11 @@ def tap_section(tap, outdir):
         return lines + ['Table 1b not run', '']
     table, rounds = build_table('measurement', rows, ratios, cols)
     lines += ['### Table 1b', '', table, '', rounds_note(rounds), '']
+    if tap.has_mode(BUSYPOLL):
+        lines += [MODES_NOTE, '']
     if tap.ran('t2'):
-        table, rounds = build_table('measurement', table2_rows(),
-                                    [RatioCol('softirq/knapid', cols[0], cols[1]),
-                                     RatioCol('softirq/threaded', cols[0], cols[2])], cols)
+        table, rounds = build_table('measurement', table2_rows(tap), mode_ratios(cols, True),
+                                    cols)
         lines += ['### Table 2b: cyclictest (SCHED_FIFO, CPU0) under the host\'s RX flood', '',
                   table, '', rounds_note(rounds) + ' Ratios are softirq/mode.', '']
     series = [(c.label, [busy_stat(tap, t, c.mode) for t in IPERF_TESTS]) for c in cols]
@@ -735,10 +894,26 @@ def tap_section(tap, outdir):
 
 
 def mode_columns(boot, *tirq):
-    """the columns of Tables 1 and 2: the modes of BOOT, then threadirqs from
-    its own boot for each TIRQ given (None: a column of n/a)"""
-    return [Col('softirq', boot, 'softirq'), Col('knapid', boot, 'knapid'),
-            Col('threaded', boot, 'threaded')] + [Col('threadirqs', t, 'threadirqs') for t in tirq]
+    """the columns of Tables 1 and 2: the modes of BOOT (busypoll only when
+    BOOT has it), then threadirqs from its own boot for each TIRQ given
+    (None: a column of n/a)"""
+    modes = ('softirq', 'knapid', 'threaded') + ((BUSYPOLL,) if boot.has_mode(BUSYPOLL) else ())
+    return [Col(m, boot, m) for m in modes] + [Col('threadirqs', t, 'threadirqs') for t in tirq]
+
+
+def mode_ratios(cols, inverse=False):
+    """ratio columns mode/softirq (softirq/mode when INVERSE) for each mode of
+    COLS but softirq and threadirqs, whose ratio needs its own boot's softirq"""
+    soft = cols[0]
+    return [RatioCol(f'softirq/{c.label}', soft, c) if inverse else
+            RatioCol(f'{c.label}/softirq', c, soft)
+            for c in cols[1:] if c.mode != TIRQ]
+
+
+MODES_NOTE = ('Modes: softirq = NET_RX softirq; knapid = the knapid/N threads; threaded = '
+              'per-NAPI threaded: napi-set threaded enabled (the SUT NAPI\'s own thread); '
+              'busypoll = threaded busy poll: napi-set threaded busy-poll, a kthread spinning '
+              'on the SUT\'s NAPI.')
 
 
 def ping_loss(boot, modes):
@@ -774,13 +949,12 @@ def table1_plots(main, tirq, outdir):
 
 def table2_section(main, tirq, outdir):
     cols = mode_columns(main, tirq)
-    ratios = [RatioCol('softirq/knapid', cols[0], cols[1]),
-              RatioCol('softirq/threaded', cols[0], cols[2]),
-              RatioCol('softirq/threadirqs (threadirqs boot)', Col('', tirq, 'softirq'), cols[3])]
+    ratios = mode_ratios(cols, True) + [RatioCol('softirq/threadirqs (threadirqs boot)',
+                                                 Col('', tirq, 'softirq'), cols[-1])]
     lines = ['## Table 2: cyclictest (SCHED_FIFO, CPU0) while RX is flooded', '']
     if not main.ran('t2'):
         return lines + ['not run', '']
-    table, rounds = build_table('measurement', table2_rows(), ratios, cols)
+    table, rounds = build_table('measurement', table2_rows(main), ratios, cols)
     lines += [table, '', rounds_note(rounds) + ' Ratios are softirq/mode: above 1 means the '
               'mode is lower. The threadirqs ratio uses the threadirqs boot\'s softirq.', '']
     series = [(label, [t2_stat(b, m, k) if b else None for k in ('max_us', 'p99_us')])
@@ -792,22 +966,24 @@ def table2_section(main, tirq, outdir):
     return lines
 
 
+def t3_vs_base(main, case, load, key) -> Optional[float]:
+    """Table 3's "vs base" ratio of CASE at LOAD"""
+    return ratio(t3_stat(main, case, load, key), t3_stat(main, 'base', load, key))
+
+
 def t3_table(main, load, cases):
     """Markdown sub-table for one load, plus the rounds behind its cells."""
     rows, rounds = [], []
     for case in cases:
         s = {k: t3_stat(main, case, load, k) for k in T3_METRICS + ('irq_rx_per_req',)}
         rounds += [v.n for v in s.values() if v]
-        base = {k: t3_stat(main, 'base', load, k)
-                for k in ('p99_us', 'irq_per_req', 'irq_rx_per_req')}
-        rows.append([case,
-                     fmt_ratio(ratio(s['p99_us'], base['p99_us'])),
-                     fmt_ratio(ratio(s['irq_per_req'], base['irq_per_req'])),
-                     fmt_ratio(ratio(s['irq_rx_per_req'], base['irq_rx_per_req'])),
-                     fmt_stat(scaled(s['achieved_mps'], 1e-3), 1),
-                     fmt_stat(s['mean_us']), fmt_stat(s['p95_us']), fmt_stat(s['p99_us']),
-                     fmt_stat(s['cpu_busy'], 1), fmt_stat(s['irq_per_req'], 3),
-                     fmt_stat(s['irq_rx_per_req'], 3)])
+        rows.append([case]
+                    + [fmt_ratio(t3_vs_base(main, case, load, k))
+                       for k in ('p99_us', 'irq_per_req', 'irq_rx_per_req')]
+                    + [fmt_stat(scaled(s['achieved_mps'], 1e-3), 1),
+                       fmt_stat(s['mean_us']), fmt_stat(s['p95_us']), fmt_stat(s['p99_us']),
+                       fmt_stat(s['cpu_busy'], 1), fmt_stat(s['irq_per_req'], 3),
+                       fmt_stat(s['irq_rx_per_req'], 3)])
     return markdown_table(['case', 'p99 vs base', 'irq/req vs base', 'RX irq/req vs base',
                            'achieved (K msg/s)', 'mean (us)', 'p95 (us)', 'p99 (us)',
                            'CPU0 busy %', 'interrupts/request (RX+TX)',
@@ -832,13 +1008,17 @@ def table3_section(main, outdir):
     if not main.ran('t3'):
         return lines + ['not run', '']
     loads, cases = t3_loads(main), t3_cases(main)
-    lines += ['Main boot, one sub-table per offered load. Ratios are against base at the same '
+    who = 'Main boot' if len(main.parts) == 1 else f'The {len(main.parts)} main boots pooled'
+    lines += [f'{who}, one sub-table per offered load. Ratios are against base at the same '
               'load. "+knapid" = the case run with knapid enabled. Requests: sockperf '
               'under-load, open loop, 64-byte UDP; every 10th request is answered and '
               'timed (RTT). Achieved = datagrams the server\'s socket got per second. '
               'Interrupts per request count both MSI-X vectors of the SUT\'s NIC (RX, '
               'which suspension masks, and TX completions) against the packets it received.',
               '']
+    if 'busypoll20' in cases:
+        lines += ['busypoll20: suspend20\'s parameters with the SUT\'s NAPI in threaded busy '
+                  'poll (napi-set threaded busy-poll), knapid off.', '']
     for load in loads:
         table, rounds = t3_table(main, load, cases)
         lines += [load_heading(main, load), '', table, '', rounds_note(rounds), '']
@@ -857,7 +1037,101 @@ def table3_section(main, outdir):
     return lines
 
 
-def write_report(outdir, main, tirq, tap=None):
+# ---------------------------------------------------------------- the other base
+
+class Base(NamedTuple):
+    """one kernel base's results for the side-by-side section"""
+    main: Boot              # its main boots pooled
+    tap: Optional[Boot]
+    where: str              # where they come from
+
+
+def load_base(d) -> Base:
+    """the results in an earlier report directory D: result-main.json and any
+    result-main-N.json (at least one), and result-tap.json when there"""
+    if not os.path.isdir(d):
+        raise InputError(f'--compare {d}: not a directory')
+    paths = sorted(glob.glob(os.path.join(d, 'result-main.json'))
+                   + glob.glob(os.path.join(d, 'result-main-[0-9]*.json')))
+    if not paths:
+        raise InputError(f'--compare {d}: no result-main.json or result-main-N.json in it')
+    if os.path.exists(os.path.join(d, 'result-tap.json')):
+        paths.append(os.path.join(d, 'result-tap.json'))
+    try:
+        mains, _, tap = load_boots(paths)
+    except InputError as e:
+        raise InputError(f'--compare {d}: {e}')
+    return Base(Boot.pooled(mains), tap, d)
+
+
+T1_COMPARED = ('ping RTT p50 (us)', 'sockperf ping-pong virtio RTT p50 (us)',
+               'sockperf ping-pong veth RTT p50 (us)', 'sockperf ping-pong lo RTT p50 (us)',
+               'iperf max throughput (Gbit/s)', 'iperf 50%: CPU0 busy %', 'iperf 5%: CPU0 busy %')
+T2_COMPARED = ('max latency (us)', 'p99 latency (us)')
+
+
+def compare_rows(base):
+    """[(measurement, cell)] of one base, the same rows in the same order for
+    any base: the goals, then Table 1, 2 and 3 ratios as those tables compute them"""
+    main = base.main
+    modload = moderate_load(t3_loads(main))
+    out = []
+    for g in goal_list(main, modload, base.tap):
+        met = '' if g.value is None else ' (met)' if g.ok(g.value) else ' (missed)'
+        out.append((f'goal: {g.text}', goal_value(g) + met))
+    t1 = {r.label: r for r in table1_rows()}
+    for mode in ('knapid', 'threaded'):
+        for label in T1_COMPARED:
+            cell = t1[label].cell
+            out.append((f'Table 1 {mode}/softirq: {label}',
+                        fmt_ratio(ratio(cell(main, mode), cell(main, 'softirq')))))
+    t2 = {r.label: r for r in table2_rows()}
+    for label in T2_COMPARED:
+        cell = t2[label].cell
+        out.append((f'Table 2 softirq/knapid: cyclictest {label}',
+                    fmt_ratio(ratio(cell(main, 'softirq'), cell(main, 'knapid')))))
+    at = modload or 'a moderate load (none in t3)'
+    for key, what in (('p99_us', 'p99 vs base'), ('irq_per_req', 'irq/req vs base'),
+                      ('irq_rx_per_req', 'RX irq/req vs base')):
+        out.append((f'Table 3 at {at}: suspend20 {what}',
+                    fmt_ratio(t3_vs_base(main, 'suspend20', modload, key))))
+    return out
+
+
+def base_line(label, base):
+    m = base.main
+    files = ', '.join(f'`{b.file}`' for b in m.parts) + (f', `{base.tap.file}`' if base.tap else '')
+    return (f'- **{label}:** {base.where}: kernel {meta_get(m, "kernel")}, commit '
+            f'{meta_get(m, "commit")}, {len(m.parts)} main boot(s) of {meta_get(m, "rounds")} '
+            f'rounds, {meta_get(m, "started")} / {meta_get(m.parts[-1], "finished")}; {files}'
+            + ('' if base.tap else '; no tap boot'))
+
+
+def compare_section(this, other):
+    """the goal values and main ratios of the OTHER base next to THIS one's"""
+    left, right = compare_rows(other), compare_rows(this)
+    heads = [meta_get(other.main, 'kernel'), meta_get(this.main, 'kernel')]
+    if heads[0] == heads[1]:
+        heads = [heads[0] + ' (compared)', heads[1] + ' (this report)']
+    rows = []
+    for (label_o, cell_o), (label, cell) in zip(left, right):
+        if label_o != label:    # another moderate load, or no tap boot there
+            cell_o += f' (there: "{label_o}")'
+        rows.append([label, cell_o, cell])
+    return ['## Both bases: the ratios side by side', '',
+            'Each column is computed from its own base\'s results exactly as in the sections '
+            'of its report: the goals (value, then met or missed) and Tables 1 and 2 from the '
+            'main boots (pooled when several), the throughput and fixed-rate CPU goals from the '
+            'tap boot when that base has one, Table 3 at that base\'s moderate load. The bases '
+            'are compared by the ratios each measured within its own run, not by absolute '
+            'numbers. threaded is the per-device sysfs switch on a kernel without napi-set '
+            'threaded (6.12), napi-set threaded enabled on one with it (7.3).', '',
+            base_line('Left column', other), base_line('Right column', this), '',
+            markdown_table(['measurement'] + heads, rows), '']
+
+
+def write_report(outdir, main, tirq, tap=None, other=None):
+    """OTHER: the Base of the other kernel (--compare), or None"""
     os.makedirs(outdir, exist_ok=True)
     for name in PLOTS:      # a plot left from an earlier run would mislead
         try:
@@ -866,6 +1140,8 @@ def write_report(outdir, main, tirq, tap=None):
             pass
     lines = header(main, tirq, outdir, tap)
     lines += goals_section(main, tap)
+    if other:
+        lines += compare_section(Base(main, tap, 'this report'), other)
     lines += table1_section(main, tirq, outdir)
     lines += table2_section(main, tirq, outdir)
     lines += tap_section(tap, outdir)
@@ -875,16 +1151,24 @@ def write_report(outdir, main, tirq, tap=None):
 
 
 def main(argv):
-    if len(argv) < 3:
-        print(f'usage: {os.path.basename(argv[0])} OUTDIR RESULT.json [RESULT.json ...]', file=sys.stderr)
-        return 2
+    ap = argparse.ArgumentParser(prog=os.path.basename(argv[0]),
+                                 description='Write OUTDIR/report.md from bench results.')
+    ap.add_argument('--compare', metavar='DIR',
+                    help='an earlier report directory of the other kernel base')
+    ap.add_argument('outdir', metavar='OUTDIR')
+    ap.add_argument('results', metavar='RESULT.json', nargs='+')
     try:
-        main_boot, tirq_boot, tap_boot = load_boots(argv[2:])
+        args = ap.parse_intermixed_args(argv[1:])
+    except SystemExit as e:     # usage printed on stderr
+        return e.code
+    try:
+        mains, tirq_boot, tap_boot = load_boots(args.results)
+        other = load_base(args.compare) if args.compare is not None else None
     except InputError as e:
         print(f'report.py: {e}', file=sys.stderr)
         return 1
-    write_report(argv[1], main_boot, tirq_boot, tap_boot)
-    print(os.path.join(argv[1], 'report.md'))
+    write_report(args.outdir, Boot.pooled(mains), tirq_boot, tap_boot, other)
+    print(os.path.join(args.outdir, 'report.md'))
     return 0
 
 

@@ -23,6 +23,13 @@
 # switches and NET_RX softirqs per request-response round trip.
 # BENCH_ARGS (debugging) is added to guest_bench.py's arguments, e.g.
 # "--rounds 1 --secs 1".
+#
+# BASE=7.3: the main boot has a fourth mode, threaded busy poll (napi-set
+# threaded busy-poll; the per-NAPI threaded mode is set by napi-set too), and
+# Table 3 a case busypoll20. The full run boots the main boot three times
+# (main, main-2, main-3: the report pools their rounds and gives each goal
+# per boot), each shorter than 6.12's single one (BENCH_LEN), and compares
+# its ratios with the 6.12 report in BENCH_COMPARE.
 set -uo pipefail
 . "$(dirname "$0")/../scripts/common.sh"
 
@@ -36,8 +43,18 @@ flavour=${FLAVOUR:-release}
 # QUICK=1 is the main boot only, 5 rounds of 2 s: the threadirqs and tap
 # columns are in the full run
 all_boots="main threadirqs tap"
-[ -n "$quick" ] && all_boots=main
+len=
+compare=
+if [ "$KBASE" = 7.3 ]; then
+	all_boots="main main-2 main-3 threadirqs tap"
+	# three main boots of 3 rounds of 3 s (Table 3: 2 rounds, three loads)
+	# take about as long as 6.12's one of 7 rounds of 5 s
+	len=${BENCH_LEN---rounds 3 --secs 3 --t3-rounds 2 --loads 20%,40%,MAX}
+	compare=${BENCH_COMPARE-$TOP/reports/bench-2026-11-24-46a7f03}
+fi
+[ -n "$quick" ] && all_boots=main len=
 boots=${BOOTS:-$all_boots}
+[ "$KBASE" = 6.12 ] || tag=$tag-$KBASE
 [ "$flavour" = release ] || tag=$tag-$flavour
 [ "$boots" = "$all_boots" ] || tag=$tag-${boots// /-}
 commit=$(git -C "$TOP" rev-parse --short HEAD)
@@ -57,7 +74,7 @@ hub="-netdev hubport,id=hp0,hubid=0 -device virtio-net-pci,netdev=hp0"
 hub="$hub -netdev hubport,id=hp1,hubid=0 -device virtio-net-pci,netdev=hp1"
 {
 	echo "# host, $(date -u '+%F %T') UTC, $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-	echo "make bench${quick:+ QUICK=1}"
+	echo "make bench BASE=$KBASE${quick:+ QUICK=1}"
 } > "$out/commands.txt"
 
 # boot NAME APPEND QEMU_OPTS [WRAPPER...]: one guest, a progress line every
@@ -65,7 +82,7 @@ hub="$hub -netdev hubport,id=hp1,hubid=0 -device virtio-net-pci,netdev=hp1"
 boot() {
 	local name=$1 append=$2 nics=$3 rc
 	shift 3
-	local cmd="/usr/bin/python3 $TOP/bench/guest_bench.py --out $out --ksrc $LINUX --shim $out/epoll_shim.so --commit $commit --boot $name $qflag${BENCH_ARGS:+ $BENCH_ARGS}"
+	local cmd="/usr/bin/python3 $TOP/bench/guest_bench.py --out $out --ksrc $LINUX --shim $out/epoll_shim.so --commit $commit --boot $name $qflag${len:+ $len}${BENCH_ARGS:+ $BENCH_ARGS}"
 	local t0
 	echo "$* scripts/run-guest.sh $flavour $out $tmo '$cmd' '$append' '$nics'" >> "$out/commands.txt"
 	"$@" "$TOP/scripts/run-guest.sh" "$flavour" "$out" "$tmo" "$cmd" "$append" "$nics" &
@@ -119,10 +136,10 @@ trap cleanup EXIT
 start=$(date +%s)
 for b in $boots; do
 	case $b in
-	main | ab | profile) boot "$b" "" "$hub" ;;
+	main | main-[23] | ab | profile) boot "$b" "" "$hub" ;;
 	threadirqs) boot threadirqs threadirqs "$hub" ;;
 	tap) tap_boot ;;
-	*) die "BOOTS: main, threadirqs, tap, ab or profile, not '$b'" ;;
+	*) die "BOOTS: main, main-2, main-3, threadirqs, tap, ab or profile, not '$b'" ;;
 	esac
 done
 if [ "$boots" != "$all_boots" ]; then
@@ -131,7 +148,7 @@ if [ "$boots" != "$all_boots" ]; then
 fi
 results=$(for b in $boots; do echo "$out/result-$b.json"; done)
 # shellcheck disable=SC2086 # one path per boot, no blanks in them
-/usr/bin/python3 "$TOP/bench/report.py" "$out" $results ||
+/usr/bin/python3 "$TOP/bench/report.py" ${compare:+--compare "$compare"} "$out" $results ||
 	die "bench: report.py failed"
 {
 	echo

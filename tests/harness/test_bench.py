@@ -1,7 +1,10 @@
 """make bench's report and its parsers, on recorded or generated data."""
 import pathlib
+import shutil
 import subprocess
 import sys
+
+import pytest
 
 HERE = pathlib.Path(__file__).parent
 FIX = HERE / 'fixtures'
@@ -12,13 +15,38 @@ sys.path.insert(0, str(BENCH))
 import guest_bench  # noqa: E402
 
 
-def fake(tmp_path):
-    subprocess.run([PY, str(FIX / 'bench_fake.py'), str(tmp_path)], check=True)
+def fake(tmp_path, *opts):
+    subprocess.run([PY, str(FIX / 'bench_fake.py'), str(tmp_path), *opts], check=True)
 
 
-def report(tmp_path, *files):
-    return subprocess.run([PY, str(BENCH / 'report.py'), str(tmp_path / 'out')]
+def report(tmp_path, *files, opts=()):
+    return subprocess.run([PY, str(BENCH / 'report.py'), *opts, str(tmp_path / 'out')]
                           + [str(tmp_path / f) for f in files], capture_output=True, text=True)
+
+
+def section(md, start, end):
+    return md.split(start)[1].split(end)[0]
+
+
+def table_rows(text, first):
+    """the cells of the Markdown rows in TEXT whose first cell is FIRST"""
+    return [[c.strip() for c in line.strip('|').split('|')] for line in text.splitlines()
+            if line.startswith(f'| {first} |')]
+
+
+@pytest.fixture(scope='module')
+def new73(tmp_path_factory):
+    """the fake 7.3 run (three main boots, busypoll, profile counts, busypoll20,
+    loads 20%/40%/MAX) reported with --compare against the fake 6.12 run"""
+    tmp = tmp_path_factory.mktemp('bench73')
+    fake(tmp, '--new')
+    (tmp / 'old').mkdir()
+    shutil.copy(tmp / 'main.json', tmp / 'old' / 'result-main.json')
+    shutil.copy(tmp / 'tap.json', tmp / 'old' / 'result-tap.json')
+    r = report(tmp, 'main73.json', 'main73-2.json', 'main73-3.json', 'threadirqs.json',
+               'tap73.json', opts=('--compare', str(tmp / 'old')))
+    assert r.returncode == 0, r.stderr
+    return tmp, (tmp / 'out' / 'report.md').read_text()
 
 
 def test_report_has_goals_tables_and_plots(tmp_path):
@@ -46,6 +74,107 @@ def test_report_takes_the_tap_boot_for_throughput_goals(tmp_path):
     assert '### Table 1b' in tap and '### Table 2b' in tap
     assert 'ping-pong virtio' in tap and 'ping-pong veth' not in tap
     assert (tmp_path / 'out' / 't1b_tap.png').stat().st_size > 1000
+
+
+def test_report_busypoll_columns_only_with_busypoll_data(tmp_path, new73):
+    _, md = new73
+    t1 = section(md, '## Table 1:', '## Table 2:')
+    t2 = section(md, '## Table 2:', '## Table 1b and 2b')
+    t1b = section(md, '### Table 1b', '### Table 2b')
+    t2b = section(md, '### Table 2b', '## Table 3')
+    for t, r in ((t1, 'busypoll/softirq'), (t1b, 'busypoll/softirq'),
+                 (t2, 'softirq/busypoll'), (t2b, 'softirq/busypoll')):
+        head = t.split('| measurement |')[1].split('\n')[0]
+        assert f' {r} |' in head and ' busypoll |' in head
+    assert 'threaded = per-NAPI threaded: napi-set threaded enabled' in t1
+    ping = table_rows(t1, 'ping RTT p50 (us)')[0]
+    assert len(ping) == 10 and ping[8].split()[0].isdigit()       # busypoll has data
+    # the 6.12 data has no busypoll record: no such column anywhere
+    fake(tmp_path)
+    r = report(tmp_path, 'main.json', 'threadirqs.json', 'tap.json')
+    assert r.returncode == 0, r.stderr
+    old = (tmp_path / 'out' / 'report.md').read_text()
+    assert 'busypoll' not in old
+    assert 'softirqs per second' not in old and 'switches per second' not in old
+
+
+def test_report_pools_three_main_boots_with_goal_columns_per_boot(new73):
+    _, md = new73
+    head = section(md, '# knapid', '## Goals')
+    for boot, f in (('main', 'main73.json'), ('main-2', 'main73-2.json'),
+                    ('main-3', 'main73-3.json')):
+        assert f'- **{boot} boot:** `{f}`' in head
+    assert 'the tables pool the 3 main boots' in head
+    # Tables: 5 rounds in each of the three boots
+    assert 'Rounds per cell: 15.' in section(md, '### Load 40%', '### Load MAX')
+    goals = section(md, '## Goals', '## Both bases')
+    assert ('| goal | main: measured | main: met | main-2: measured | main-2: met | '
+            'main-3: measured | main-3: met | verdict |') in goals
+    cyc = table_rows(goals, 'cyclictest max >= 5x lower with knapid (softirq/knapid >= 5)')[0]
+    assert cyc[2::2] == ['yes', 'yes', 'no'] and cyc[-1] == 'undecided'     # main-3 misses it
+    ping = table_rows(goals, 'knapid ping p50 within 5% of softirq (ratio <= 1.05)')[0]
+    assert ping[-1] in ('met', 'missed') and len(set(ping[2:7:2])) == 1
+    thr = table_rows(goals, 'knapid max throughput >= softirq (ratio >= 1.00, tap boot)')[0]
+    assert thr[3:7] == ['-'] * 4 and thr[-1].endswith('(tap boot, one boot)')
+
+
+def test_report_refuses_a_main_boot_twice(tmp_path):
+    fake(tmp_path, '--new')
+    r = report(tmp_path, 'main73.json', 'main73-2.json', 'main73-2.json')
+    assert r.returncode == 1
+    assert 'a second result for the main-2 boot' in r.stderr
+    assert not (tmp_path / 'out' / 'report.md').exists()
+
+
+def test_report_table3_has_the_busypoll20_row(new73):
+    tmp, md = new73
+    t3 = section(md, '## Table 3', 'Seed 001 reference')
+    assert [l for l in t3.splitlines() if l.startswith('### Load')] == [
+        '### Load 20% (target 104.0K msg/s)', '### Load 40% (target 208.0K msg/s)',
+        '### Load MAX (no target rate)']
+    for load in t3.split('### Load ')[1:]:
+        cases = [l.split('|')[1].strip() for l in load.splitlines() if l.startswith('| ')][1:]
+        i = cases.index('busypoll20')
+        assert cases[i - 1] == 'suspend200' and cases[i + 1] == 'suspend0+knapid'
+    assert 'suspend20 p99 <= 1.1x fullbusy at 40%' in md       # the moderate load
+    assert (tmp / 'out' / 't3_latency.png').stat().st_size > 1000
+
+
+def test_report_table2_profile_rows(new73):
+    _, md = new73
+    for t in (section(md, '## Table 2:', '## Table 1b and 2b'),
+              section(md, '### Table 2b', '## Table 3')):
+        soft = table_rows(t, 'measurement')[0].index('softirq')
+        # the fake counts exactly 12000 context switches per second in softirq
+        row = table_rows(t, 'context switches per second (all CPUs)')[0]
+        assert row[soft] == '12000 (12000-12000)'
+        for label in ('NET_RX softirqs on CPU0 per second', 'NET_RX softirqs per second (all CPUs)',
+                      'SUT NIC interrupts per second (RX+TX)'):
+            assert table_rows(t, label)[0][soft][0].isdigit()
+
+
+def test_report_compare_puts_both_bases_side_by_side(new73):
+    _, md = new73
+    both = section(md, '## Goals', '## Table 1:').split('## Both bases: the ratios side by side')[1]
+    assert '| measurement | 6.12.117-knapid | 7.3.0-knapid |' in both
+    assert 'commit abc1234' in both and 'commit def5678' in both
+    assert len(table_rows(both, 'goal: knapid ping p50 within 5% of softirq (ratio <= 1.05)')) == 1
+    # the same computation as Table 3's "vs base" cells, at the moderate load
+    p99 = table_rows(both, 'Table 3 at 40%: suspend20 p99 vs base')[0]
+    at40 = section(md, '### Load 40%', '### Load MAX')
+    assert p99[2] == table_rows(at40, 'suspend20')[0][1]
+
+
+def test_report_compare_with_a_bad_dir_fails(tmp_path):
+    fake(tmp_path)
+    (tmp_path / 'empty').mkdir()
+    for d in ('empty', 'missing'):
+        r = subprocess.run([PY, str(BENCH / 'report.py'), str(tmp_path / 'out'),
+                            str(tmp_path / 'main.json'), '--compare', str(tmp_path / d)],
+                           capture_output=True, text=True)
+        assert r.returncode == 1
+        assert len(r.stderr.splitlines()) == 1 and '--compare' in r.stderr
+        assert not (tmp_path / 'out' / 'report.md').exists()
 
 
 def test_report_refuses_an_unfinished_run(tmp_path):
