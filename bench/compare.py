@@ -28,7 +28,8 @@ def rows():
         ('CPU0 busy at 5% (%)', lambda b, m: r.busy_stat(b, 'iperf_5', m)),
         ('cyclictest max under flood (us)', lambda b, m: r.t2_stat(b, m, 'max_us')),
         ('cyclictest p99 under flood (us)', lambda b, m: r.t2_stat(b, m, 'p99_us')),
-    ]
+    ] + [(f'under cyclictest: {label}', lambda b, m, p=paths: r.t2_rate(b, m, p))
+         for label, paths in r.T2_RATES]
 
 
 def main():

@@ -759,7 +759,8 @@ class Bench:
         finally:
             self.stop(srv)
 
-    def table3(self):
+    def table3(self, only=None):
+        """ONLY: these knapid=0 cases alone (the napitx0 boot)"""
         self.set_mode('softirq')
         cal = [x[2]['achieved_mps'] for x in self.case_loads('base', 0, [('MAX', None)] * 3)]
         self.log('calibration: base MAX ' + ', '.join(f'{x:.0f}' for x in cal) + ' requests/s')
@@ -769,6 +770,8 @@ class Bench:
                  for ld in self.t3_loads]
         cases = [(c, 0) for c in CASES if c != 'busypoll20' or self.napi_threaded()]
         cases += [(c, 1) for c in KNAPID_CASES]
+        if only:
+            cases = [(c, 0) for c in only]
         for r in range(self.t3_rounds):
             for i in range(len(cases)):
                 case, knapid = cases[(i + r) % len(cases)]
@@ -883,6 +886,12 @@ class Bench:
             self.profile()
         elif self.boot == 'tap':
             self.table1(self.main_modes(), nic_only=True)
+        elif self.boot == 'napitx0':
+            # virtio_net.napi_tx=0: TX completions without their own NAPI
+            # and interrupt; does suspension then cover the whole NIC?
+            if 'virtio_net.napi_tx=0' not in self.read('/proc/cmdline'):
+                raise BenchError('boot napitx0, but the kernel was booted without virtio_net.napi_tx=0')
+            self.table3(only=('base', 'defer20', 'fullbusy', 'suspend20'))
         else:
             self.table1(self.main_modes())
             self.table3()
@@ -905,8 +914,10 @@ def main():
     # serve: serve bench/topology-probe.sh's host-side load generator
     # profile: context switches and NET_RX softirqs per round trip
     # main-2, main-3: the main boot again, for the spread between boots
+    # napitx0: Table 3's base, defer20, fullbusy and suspend20 with
+    # virtio_net.napi_tx=0 (TX completions on no interrupt of their own)
     ap.add_argument('--boot', choices=('main', 'main-2', 'main-3', 'threadirqs', 'ab', 'tap',
-                                       'serve', 'profile'), default='main')
+                                       'serve', 'profile', 'napitx0'), default='main')
     ap.add_argument('--quick', action='store_true')
     ap.add_argument('--rounds', type=int, help='override the rounds (debugging)')
     ap.add_argument('--secs', type=int, help='override the seconds per measurement (debugging)')

@@ -21,6 +21,8 @@
 # (their ratio, in one boot, is what two kernels are compared by); such a
 # run writes the raw JSON but no report. BOOTS=profile counts context
 # switches and NET_RX softirqs per request-response round trip.
+# BOOTS=napitx0 runs Table 3's base, defer20, fullbusy and suspend20 with
+# virtio_net.napi_tx=0 (TX completions without an interrupt of their own).
 # BENCH_ARGS (debugging) is added to guest_bench.py's arguments, e.g.
 # "--rounds 1 --secs 1".
 #
@@ -138,8 +140,9 @@ for b in $boots; do
 	case $b in
 	main | main-[23] | ab | profile) boot "$b" "" "$hub" ;;
 	threadirqs) boot threadirqs threadirqs "$hub" ;;
+	napitx0) boot napitx0 virtio_net.napi_tx=0 "$hub" ;;
 	tap) tap_boot ;;
-	*) die "BOOTS: main, main-2, main-3, threadirqs, tap, ab or profile, not '$b'" ;;
+	*) die "BOOTS: main, main-2, main-3, threadirqs, tap, ab, profile or napitx0, not '$b'" ;;
 	esac
 done
 if [ "$boots" != "$all_boots" ]; then
