@@ -62,10 +62,10 @@ CASES = {
     'suspend0':   ((0, 0, 20000000), (0, 1, 0)),
     'suspend20':  ((100, 20000, 20000000), (0, 1, 0)),
     'suspend200': ((100, 200000, 20000000), (0, 1, 0)),
-    # the SUT's NAPI in threaded busy poll (napi-set threaded busy-poll,
-    # 7.3 only) with suspend20's parameters
-    'busypoll20': ((100, 20000, 20000000), (0, 1, 0)),
 }
+# the SUT's NAPI in threaded busy poll (napi-set threaded busy-poll, 7.3
+# only) with suspend20's parameters
+CASES['busypoll20'] = CASES['suspend20']
 KNAPID_CASES = ('suspend0', 'suspend20', 'suspend200')
 # softirq: NET_RX softirq; knapid: the knapid/N threads; threaded: the SUT
 # NAPI's own thread (sysfs on 6.12, napi-set threaded enabled on 7.3);
@@ -149,7 +149,7 @@ class Bench:
         if args.t3_rounds:
             self.t3_rounds = args.t3_rounds
         if args.loads:
-            self.t3_loads = tuple(args.loads.split(','))
+            self.t3_loads = args.loads
         # the tap boot's generator runs on the host: requests go through here
         self.host_dir, self.host_n = None, 0
 
@@ -358,14 +358,16 @@ class Bench:
         self.log(self.topology)
         self.log(self.pinning)
 
+    def spec(self):
+        return os.path.join(self.ksrc, 'Documentation/netlink/specs/netdev.yaml')
+
     def ynl(self, kind, op, attrs):
-        spec = os.path.join(self.ksrc, 'Documentation/netlink/specs/netdev.yaml')
         # the CLI moved to pyynl/ (7.3); 6.12 has it in tools/net/ynl/
         cli = os.path.join(self.ksrc, 'tools/net/ynl/pyynl/cli.py')
         if not os.path.exists(cli):
             cli = os.path.join(self.ksrc, 'tools/net/ynl/cli.py')
         out = self.run(['/usr/bin/python3', cli,
-                        '--spec', spec, '--no-schema', '--output-json', kind, op, '--json',
+                        '--spec', self.spec(), '--no-schema', '--output-json', kind, op, '--json',
                         json.dumps(attrs)], ns=SUT_NS, timeout=120)
         return json.loads(out) if out.strip() else None
 
@@ -403,8 +405,7 @@ class Bench:
         """whether napi-set takes a per-NAPI 'threaded' (7.3: disabled,
         enabled, busy-poll); 6.12 has the per-device sysfs switch only"""
         if self.has_napi_threaded is None:
-            spec = os.path.join(self.ksrc, 'Documentation/netlink/specs/netdev.yaml')
-            self.has_napi_threaded = 'name: napi-threaded' in open(spec).read()
+            self.has_napi_threaded = 'name: napi-threaded' in open(self.spec()).read()
         return self.has_napi_threaded
 
     def set_threaded(self, want):
@@ -768,10 +769,11 @@ class Bench:
         self.res['calibration']['t3_base_max_mps'] = cal
         loads = [(ld, None if ld == 'MAX' else int(mx * int(ld[:-1]) / 100))
                  for ld in self.t3_loads]
-        cases = [(c, 0) for c in CASES if c != 'busypoll20' or self.napi_threaded()]
-        cases += [(c, 1) for c in KNAPID_CASES]
         if only:
             cases = [(c, 0) for c in only]
+        else:
+            cases = [(c, 0) for c in CASES if c != 'busypoll20' or self.napi_threaded()]
+            cases += [(c, 1) for c in KNAPID_CASES]
         for r in range(self.t3_rounds):
             for i in range(len(cases)):
                 case, knapid = cases[(i + r) % len(cases)]
@@ -902,6 +904,15 @@ class Bench:
         self.log('done')
 
 
+def loads_arg(text):
+    """--loads: percentages of base MAX (1-100) or MAX, comma-separated"""
+    loads = tuple(text.split(','))
+    for ld in loads:
+        if not (ld == 'MAX' or re.fullmatch(r'[1-9][0-9]?%|100%', ld)):
+            raise argparse.ArgumentTypeError(f'{ld!r}: a load is N% (1-100) or MAX')
+    return loads
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--out', required=True)
@@ -922,7 +933,7 @@ def main():
     ap.add_argument('--rounds', type=int, help='override the rounds (debugging)')
     ap.add_argument('--secs', type=int, help='override the seconds per measurement (debugging)')
     ap.add_argument('--t3-rounds', type=int, help='Table 3\'s rounds (default 5)')
-    ap.add_argument('--loads', help='Table 3\'s loads, e.g. 20%%,40%%,MAX')
+    ap.add_argument('--loads', type=loads_arg, help='Table 3\'s loads, e.g. 20%%,40%%,MAX')
     ap.add_argument('--only', choices=('t1', 't3'), help='one table (debugging)')
     args = ap.parse_args()
     b = Bench(args)

@@ -281,3 +281,69 @@ def test_tap_host_runs_generators_refuses_others_and_cancels(tmp_path):
     finally:
         host.kill()
         subprocess.run(['ip', 'netns', 'del', ns])
+
+
+class FakeBench(guest_bench.Bench):
+    """set_mode() without a guest: records the commands and napi-set calls,
+    answers napi-get as a kernel that keeps what it was set to"""
+    def __init__(self, tmp_path, napi_threaded):
+        spec = tmp_path / 'Documentation/netlink/specs'
+        spec.mkdir(parents=True)
+        (spec / 'netdev.yaml').write_text('name: napi-threaded\n' if napi_threaded else 'x\n')
+        self.ksrc, self.sut, self.napi = str(tmp_path), 'eth0', 9
+        self.threaded = self.has_napi_threaded = None
+        self.cmds, self.napi_state = [], 'disabled'
+
+    def run(self, cmd, ns=None, cpu=None, timeout=60, env=None):
+        self.cmds.append(' '.join(str(c) for c in cmd))
+        return ''
+
+    def ynl(self, kind, op, attrs):
+        if op == 'napi-set':
+            self.cmds.append(f'napi-set {attrs}')
+            self.napi_state = attrs['threaded']
+            return None
+        return {'id': self.napi, 'threaded': self.napi_state,
+                **({'pid': 4242} if self.napi_state != 'disabled' else {})}
+
+    def napi_thread_pids(self):
+        return {'napi/eth0-9': 4242}
+
+
+def test_modes_set_the_napi_thread_over_netlink_and_pin_it(tmp_path, monkeypatch):
+    # sabotage caught: busypoll mapped to 'enabled' or 'disabled', the
+    # readback or the pinning dropped, the sysfs path taken on 7.3
+    monkeypatch.setattr(guest_bench, 'KNAPID', str(tmp_path / 'no-knapid'))
+    b = FakeBench(tmp_path, napi_threaded=True)
+    b.set_mode('busypoll')
+    assert b.cmds == ["napi-set {'id': 9, 'threaded': 'busy-poll'}", 'taskset -pc 0 4242']
+    b.cmds.clear()
+    b.set_mode('threaded')
+    b.set_mode('threaded')          # no second napi-set for the same mode
+    assert b.cmds == ["napi-set {'id': 9, 'threaded': 'enabled'}", 'taskset -pc 0 4242']
+    b.cmds.clear()
+    b.set_mode('softirq')
+    assert b.cmds == ["napi-set {'id': 9, 'threaded': 'disabled'}"]
+
+
+def test_modes_on_a_kernel_without_napi_set_threaded(tmp_path, monkeypatch):
+    monkeypatch.setattr(guest_bench, 'KNAPID', str(tmp_path / 'no-knapid'))
+    b = FakeBench(tmp_path, napi_threaded=False)
+    b.set_mode('threaded')
+    assert b.cmds == ['sh -c echo 1 > /sys/class/net/eth0/threaded', 'taskset -pc 0 4242']
+    try:
+        b.set_mode('busypoll')
+    except guest_bench.BenchError as e:
+        assert 'no threaded busy-poll' in str(e)
+    else:
+        raise AssertionError('busypoll accepted on a kernel without it')
+
+
+def test_loads_are_checked():
+    assert guest_bench.loads_arg('20%,40%,MAX') == ('20%', '40%', 'MAX')
+    for bad in ('30', '0%', '150%', 'max', '40%,'):
+        try:
+            guest_bench.loads_arg(bad)
+        except guest_bench.argparse.ArgumentTypeError:
+            continue
+        raise AssertionError(f'{bad!r} accepted')
