@@ -609,8 +609,19 @@ class Bench:
                 'threads': d['threads'], 'irqs': d['irqs'], 'rx_packets': d['rx_packets'],
                 'sched': d['sched']}
 
-    def cyclictest(self):
-        """cyclictest SCHED_FIFO 90 on the SUT's CPU while iperf3 floods its NIC"""
+    def run_cyclictest(self):
+        return self.run(['cyclictest', '-m', '-q', '-p', 90, '-t', 1, '-a', SUT_CPU,
+                         '-i', 500, '-D', self.secs, '-h', 20000], timeout=self.secs + 60)
+
+    def cyclictest(self, flood=True):
+        """cyclictest SCHED_FIFO 90 on the SUT's CPU while iperf3 floods its
+        NIC, or (not FLOOD) on the quiet guest: the floor of what TCG itself
+        does to its latency"""
+        if not flood:
+            m0 = self.meters()
+            out = self.run_cyclictest()
+            return {**self.cyclictest_stats(out), 'flood_bps': 0,
+                    'sched': self.meter_delta(m0)['sched']}
         srv = self.iperf_server()
         flood = self.gen_spawn(['iperf3', '-c', SUT_IP, '-p', IPERF_PORT, '-t', self.secs + 3,
                                 '-J'], timeout=self.secs + 60,
@@ -618,9 +629,7 @@ class Bench:
         try:
             time.sleep(1)
             m0 = self.meters()
-            out = self.run(['cyclictest', '-m', '-q', '-p', 90, '-t', 1, '-a', SUT_CPU,
-                            '-i', 500, '-D', self.secs, '-h', 20000],
-                           timeout=self.secs + 60)
+            out = self.run_cyclictest()
             # what ran beside it: context switches, NET_RX softirqs (on
             # its CPU: the idle-CPU inline rounds in knapid mode), the
             # SUT NIC's interrupts
@@ -633,6 +642,12 @@ class Bench:
             self.stop(srv)
         with open(os.path.join(self.out, 'flood.json')) as f:
             flood_bps = json.load(f)['end']['sum_received']['bits_per_second']
+        return {**self.cyclictest_stats(out), 'flood_bps': flood_bps,
+                'secs': d['secs'], 'sched': d['sched'], 'irqs_rx': d['irqs'],
+                'irqs_tx': d['irqs_tx']}
+
+    @staticmethod
+    def cyclictest_stats(out):
         hist = [(int(a), int(b)) for a, b in re.findall(r'^(\d{6}) (\d+)', out, re.M)]
         over = int(re.search(r'# Histogram Overflows: (\d+)', out).group(1))
         mx = int(re.search(r'# Max Latencies: (\d+)', out).group(1))
@@ -644,9 +659,7 @@ class Bench:
                 p99 = us
                 break
         return {'max_us': mx, 'p99_us': p99 if p99 is not None else 20000,
-                'overflows': over, 'samples': n, 'flood_bps': flood_bps,
-                'secs': d['secs'], 'sched': d['sched'], 'irqs_rx': d['irqs'],
-                'irqs_tx': d['irqs_tx']}
+                'overflows': over, 'samples': n}
 
     def table1(self, modes, nic_only=False):
         """NIC_ONLY: the rows of the tap boot, which has no veth or lo
@@ -660,6 +673,12 @@ class Bench:
         self.res['calibration'].update({'iperf_max_softirq_bps': cal,
                                         'rates_bps': {'50%': mx * 0.5, '5%': mx * 0.05}})
         for r in range(self.rounds):
+            # no traffic, so no mode to set: what cyclictest's max is
+            # without NET_RX, to read the flooded ones against
+            idle = self.cyclictest(flood=False)
+            self.res['t2_idle'].append({'round': r, **idle})
+            self.log(f'round {r + 1}/{self.rounds} no flood: cyclictest max {idle["max_us"]} us, '
+                     f'p99 {idle["p99_us"]} us')
             for i in range(len(modes)):
                 mode = modes[(i + r) % len(modes)]
                 self.set_mode(mode)
@@ -879,7 +898,8 @@ class Bench:
                              'ping_interval_s': self.ping_interval,
                              'started': time.strftime('%FT%TZ', time.gmtime()),
                              'topology': self.topology, 'pinning': self.pinning},
-                    'calibration': {}, 't1': [], 't2': [], 't3': [], 'complete': False}
+                    'calibration': {}, 't1': [], 't2': [], 't2_idle': [], 't3': [],
+                    'complete': False}
         if self.boot == 'threadirqs':
             self.table1(['softirq', 'threadirqs'])
         elif self.boot == 'ab':
