@@ -54,6 +54,10 @@ def main():
         out.append(cells)
     print(r.markdown_table(head, out))
     print()
+    for lb, b in boots:
+        if r.idle_note(b):
+            print(f'{lb}: {r.idle_note(b)}')
+    print()
     print('Rounds: ' + ', '.join(f'{lb} {b.meta.get("rounds")} x {b.meta.get("secs")} s'
                                  for lb, b in boots))
 

@@ -211,7 +211,8 @@ class Boot:
         self.boot = self.meta['boot']
         self.calibration = doc.get('calibration') or {}
         self.parts = [self]     # the boots pooled into this one (pooled())
-        self.records = {'t1': doc['t1'], 't2': doc['t2'], 't3': doc.get('t3') or []}
+        self.records = {'t1': doc['t1'], 't2': doc['t2'], 't3': doc.get('t3') or [],
+                        't2_idle': doc.get('t2_idle') or []}
         self._t1 = group(doc['t1'], lambda r: (r['test'], r['mode']))
         self._t2 = group(doc['t2'], lambda r: r['mode'])
         for rec in doc.get('t3') or []:
@@ -253,7 +254,7 @@ class Boot:
         if len(boots) == 1:
             return boots[0]
         doc = {'meta': boots[0].meta, 'calibration': boots[0].calibration}
-        for table in ('t1', 't2', 't3'):
+        for table in ('t1', 't2', 't3', 't2_idle'):
             doc[table] = [dict(r, round=(i, r['round']))
                           for i, b in enumerate(boots) for r in b.records[table]]
         pool = cls(' + '.join(b.file for b in boots), doc)
@@ -437,6 +438,18 @@ def per_second(rec, paths) -> Optional[float]:
             or not all(isinstance(c, (int, float)) for c in counts):
         return None
     return sum(counts) / secs
+
+
+def idle_note(boot) -> str:
+    """the sentence on cyclictest without a flood (7.3 runs: once a round,
+    no mode set), the floor TCG itself puts under the flooded numbers"""
+    recs = boot.records['t2_idle']
+    if not recs:
+        return ''
+    mx = median_spread(r['max_us'] for r in recs)
+    p99 = median_spread(r['p99_us'] for r in recs)
+    return (f'Without a flood (once a round, no traffic): max {fmt_stat(mx, 0)} us, '
+            f'p99 {fmt_stat(p99, 0)} us: what TCG alone does to it, the floor to read the flooded rows against.')
 
 
 def t2_rate(boot, mode, paths) -> Optional[Stat]:
@@ -884,6 +897,8 @@ def tap_section(tap, outdir):
                                     cols)
         lines += ['### Table 2b: cyclictest (SCHED_FIFO, CPU0) under the host\'s RX flood', '',
                   table, '', rounds_note(rounds) + ' Ratios are softirq/mode.', '']
+        if idle_note(tap):
+            lines += [idle_note(tap), '']
     series = [(c.label, [busy_stat(tap, t, c.mode) for t in IPERF_TESTS]) for c in cols]
     if grouped_bars(os.path.join(outdir, 't1b_tap.png'),
                     'Table 1b: CPU0 busy during iperf, host generator',
@@ -957,6 +972,8 @@ def table2_section(main, tirq, outdir):
     table, rounds = build_table('measurement', table2_rows(main), ratios, cols)
     lines += [table, '', rounds_note(rounds) + ' Ratios are softirq/mode: above 1 means the '
               'mode is lower. The threadirqs ratio uses the threadirqs boot\'s softirq.', '']
+    if idle_note(main):
+        lines += [idle_note(main), '']
     series = [(label, [t2_stat(b, m, k) if b else None for k in ('max_us', 'p99_us')])
               for label, b, m in mode_series(main, tirq)]
     if grouped_bars(os.path.join(outdir, 't2_cyclictest.png'),

@@ -153,6 +153,19 @@ def test_report_table2_profile_rows(new73):
             assert table_rows(t, label)[0][soft][0].isdigit()
 
 
+def test_report_table2_reads_the_flood_against_the_quiet_guest(new73, tmp_path):
+    _, md = new73
+    # the three main boots' rounds pooled: 4000, 4200, 4400 us each
+    assert ('Without a flood (once a round, no traffic): max 4200 (4000-4400) us, p99 300 '
+            '(300-300) us' in section(md, '## Table 2:', '## Table 1b and 2b'))
+    # the tap boot has none: no sentence, and a run without them reads as before
+    assert 'Without a flood' not in section(md, '### Table 2b', '## Table 3')
+    fake(tmp_path)
+    r = report(tmp_path, 'main.json', 'threadirqs.json')
+    assert r.returncode == 0, r.stderr
+    assert 'Without a flood' not in (tmp_path / 'out' / 'report.md').read_text()
+
+
 def test_report_compare_puts_both_bases_side_by_side(new73):
     _, md = new73
     both = section(md, '## Goals', '## Table 1:').split('## Both bases: the ratios side by side')[1]
