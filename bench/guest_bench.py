@@ -14,10 +14,11 @@ median over interleaved rounds. The threadirqs column needs its own boot
 (--boot threadirqs), which measures softirq again as its reference. On a
 kernel whose napi-set takes `threaded` (7.3), the per-NAPI thread is set
 over netlink and a fourth mode, threaded busy poll, joins Tables 1-2 and
-Table 3 (case busypoll20); main-2 and main-3 repeat the main boot.
+Table 3 (case busypoll20); main-2 and main-3 repeat the main boot, tap-2
+and tap-3 the tap boot.
 
 usage: guest_bench.py --out DIR --ksrc LINUX --shim epoll_shim.so
-                      [--boot main|main-2|main-3|threadirqs|tap|ab|profile]
+                      [--boot main|main-2|main-3|threadirqs|tap|tap-2|tap-3|ab|profile]
                       [--quick] [--rounds N] [--secs S] [--t3-rounds N]
                       [--loads 20%,40%,MAX]
 Writes DIR/result-BOOT.json and DIR/progress-BOOT.log; exits non-zero, with
@@ -37,6 +38,8 @@ import time
 import traceback
 
 KNAPID = '/proc/sys/net/core/knapid_enabled'
+# the tap boot and its repeats, which run exactly as it does
+TAP_BOOTS = ('tap', 'tap-2', 'tap-3')
 SUT_NS, GEN_NS = 'bench-sut', 'bench-gen'
 VA_NS, VB_NS, LO_NS = 'bench-va', 'bench-vb', 'bench-lo'
 SUT_IP, GEN_IP = '192.0.2.1', '192.0.2.2'
@@ -124,6 +127,7 @@ class Bench:
     def __init__(self, args):
         self.out = args.out
         self.boot = args.boot
+        self.tap = args.boot in TAP_BOOTS
         self.quick = args.quick
         self.ksrc = args.ksrc
         self.shim = args.shim
@@ -879,7 +883,7 @@ class Bench:
     def main(self):
         if self.boot == 'serve':
             return self.tap_serve()
-        if self.boot == 'tap':
+        if self.tap:
             os.sched_setaffinity(0, {GEN_CPU})
             self.host_dir = os.path.join(self.out, 'host')
             if not os.path.isdir(self.host_dir):
@@ -906,7 +910,7 @@ class Bench:
             self.table1(['softirq', 'knapid'])
         elif self.boot == 'profile':
             self.profile()
-        elif self.boot == 'tap':
+        elif self.tap:
             self.table1(self.main_modes(), nic_only=True)
         elif self.boot == 'napitx0':
             # virtio_net.napi_tx=0: TX completions without their own NAPI
@@ -933,7 +937,7 @@ def loads_arg(text):
     return loads
 
 
-def main():
+def parse_args(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--out', required=True)
     ap.add_argument('--ksrc', required=True)
@@ -944,18 +948,23 @@ def main():
     # (through bench/tap_host.py)
     # serve: serve bench/topology-probe.sh's host-side load generator
     # profile: context switches and NET_RX softirqs per round trip
-    # main-2, main-3: the main boot again, for the spread between boots
+    # main-2, main-3: the main boot again, for the spread between boots;
+    # tap-2, tap-3: the tap boot again, likewise
     # napitx0: Table 3's base, defer20, fullbusy and suspend20 with
     # virtio_net.napi_tx=0 (TX completions on no interrupt of their own)
-    ap.add_argument('--boot', choices=('main', 'main-2', 'main-3', 'threadirqs', 'ab', 'tap',
-                                       'serve', 'profile', 'napitx0'), default='main')
+    ap.add_argument('--boot', choices=('main', 'main-2', 'main-3', 'threadirqs', 'ab') + TAP_BOOTS
+                    + ('serve', 'profile', 'napitx0'), default='main')
     ap.add_argument('--quick', action='store_true')
     ap.add_argument('--rounds', type=int, help='override the rounds (debugging)')
     ap.add_argument('--secs', type=int, help='override the seconds per measurement (debugging)')
     ap.add_argument('--t3-rounds', type=int, help='Table 3\'s rounds (default 5)')
     ap.add_argument('--loads', type=loads_arg, help='Table 3\'s loads, e.g. 20%%,40%%,MAX')
     ap.add_argument('--only', choices=('t1', 't3'), help='one table (debugging)')
-    args = ap.parse_args()
+    return ap.parse_args(argv)
+
+
+def main():
+    args = parse_args()
     b = Bench(args)
     try:
         if args.only:

@@ -9,8 +9,11 @@ of the same run: "main-2", "main-3", ...). Several main boots are pooled:
 Tables 1, 2 and 3 take the rounds of all of them together, and the goals are
 computed per main boot, with a verdict over the boots. At most one more input
 may come from the "threadirqs" boot, which feeds the threadirqs column of
-Tables 1 and 2, and one from the "tap" boot (the generator native on the host,
-through a tap), which feeds Tables 1b and 2b and the throughput and CPU goals.
+Tables 1 and 2. The "tap" boot (the generator native on the host, through a
+tap; "tap-N" for a further one: "tap-2", "tap-3", ...) feeds Tables 1b and 2b
+and the throughput and CPU goals; several tap boots are pooled the same way
+(Tables 1b and 2b take all their rounds, the per-boot goals table gives tap
+boot i's value in main boot i's columns, with a verdict over the tap boots).
 Each boot name may appear once.
 
 Records read (bench/guest_bench.py writes them); optional fields add rows or
@@ -26,8 +29,9 @@ columns only when present, so older results give the report they always did:
 
 --compare DIR: DIR is an earlier report directory of the other kernel base
 holding result-main.json (and result-main-N.json), optionally
-result-threadirqs.json and result-tap.json; the report then gets a section
-with the goal values and the main ratios of both bases side by side.
+result-threadirqs.json and result-tap.json (and result-tap-N.json); the report
+then gets a section with the goal values and the main ratios of both bases
+side by side.
 
 Every table cell is the median over rounds followed by "(min-max)" across
 rounds. Ping RTT cells are the exception asked for: mean/p50/p99 over all the
@@ -56,7 +60,7 @@ from matplotlib.patches import Patch  # noqa: E402
 
 MAIN, TIRQ, TAP = 'main', 'threadirqs', 'tap'
 BUSYPOLL = 'busypoll'
-MAIN_N = re.compile(r'main-([0-9]+)$')    # a further main boot: main-2, main-3, ...
+REPEAT = re.compile(r'(main|tap)-([0-9]+)$')   # a further main or tap boot: main-2, tap-3, ...
 PP_TESTS = ('pp_virtio', 'pp_veth', 'pp_lo')
 IPERF_TESTS = ('iperf_max', 'iperf_50', 'iperf_5')
 IPERF_LABEL = {'iperf_max': 'max', 'iperf_50': '50%', 'iperf_5': '5%'}
@@ -247,12 +251,13 @@ class Boot:
 
     @classmethod
     def pooled(cls, boots):
-        """One boot holding the records of BOOTS (main boots of one run), so
-        that every table pools their rounds; each record's round becomes
-        (index of its boot, round) to stay apart. Meta and calibration are
-        the first boot's. A single boot is returned as it is."""
-        if len(boots) == 1:
-            return boots[0]
+        """One boot holding the records of BOOTS (the main boots, or the tap
+        boots, of one run), so that every table pools their rounds; each
+        record's round becomes (index of its boot, round) to stay apart. Meta
+        and calibration are the first boot's; parts lists BOOTS. A single
+        boot is returned as it is, no boot as None."""
+        if len(boots) <= 1:
+            return boots[0] if boots else None
         doc = {'meta': boots[0].meta, 'calibration': boots[0].calibration}
         for table in ('t1', 't2', 't3', 't2_idle'):
             doc[table] = [dict(r, round=(i, r['round']))
@@ -283,9 +288,10 @@ def load_boot(path) -> Boot:
     for part in ('meta', 't1', 't2'):
         if part not in doc:
             raise InputError(f"{fname}: missing '{part}'")
-    if not isinstance(doc['meta'], dict) or not (doc['meta'].get('boot') in (MAIN, TIRQ, TAP)
-                                                 or is_main_n(doc['meta'].get('boot'))):
-        raise InputError(f"{fname}: meta.boot must be '{MAIN}', '{MAIN}-N', '{TIRQ}' or '{TAP}'")
+    boot = doc['meta'].get('boot') if isinstance(doc['meta'], dict) else None
+    if boot != TIRQ and boot_index(boot, MAIN) is None and boot_index(boot, TAP) is None:
+        raise InputError(f"{fname}: meta.boot must be '{MAIN}', '{MAIN}-N', '{TIRQ}', "
+                         f"'{TAP}' or '{TAP}-N'")
     if doc.get('complete') is not True:
         raise InputError(f'{fname}: the run did not finish (no "complete": true)')
     check_records(fname, 't1', doc['t1'], t1_keys)
@@ -294,20 +300,17 @@ def load_boot(path) -> Boot:
     return Boot(path, doc)
 
 
-def is_main_n(boot):
-    return isinstance(boot, str) and MAIN_N.match(boot) is not None
-
-
-def main_index(boot):
-    """1 for "main", N for "main-N"; None for any other boot"""
-    if boot == MAIN:
+def boot_index(boot, kind):
+    """1 for KIND ("main" or "tap"), N for "KIND-N"; None for any other boot"""
+    if boot == kind:
         return 1
-    return int(MAIN_N.match(boot).group(1)) if is_main_n(boot) else None
+    m = REPEAT.match(boot) if isinstance(boot, str) else None
+    return int(m.group(2)) if m and m.group(1) == kind else None
 
 
 def load_boots(paths):
     """(the main boots in order main, main-2, main-3, ..., threadirqs boot or
-    None, tap boot or None)"""
+    None, the tap boots in order tap, tap-2, ..., possibly none)"""
     boots = {}
     for path in paths:
         b = load_boot(path)
@@ -315,11 +318,14 @@ def load_boots(paths):
             raise InputError(f'{b.file}: a second result for the {b.boot} boot '
                              f'(first: {boots[b.boot].file})')
         boots[b.boot] = b
-    mains = sorted((b for b in boots.values() if main_index(b.boot) is not None),
-                   key=lambda b: main_index(b.boot))
+
+    def of_kind(kind):
+        return sorted((b for b in boots.values() if boot_index(b.boot, kind) is not None),
+                      key=lambda b: boot_index(b.boot, kind))
+    mains = of_kind(MAIN)
     if not mains:
         raise InputError(f"no input from the '{MAIN}' boot (meta.boot '{MAIN}' or '{MAIN}-N')")
-    return mains, boots.get(TIRQ), boots.get(TAP)
+    return mains, boots.get(TIRQ), of_kind(TAP)
 
 
 # ---------------------------------------------------------------- Table 1/2 cells
@@ -665,13 +671,16 @@ def header(main, tirq, outdir, tap=None):
             if b.meta.get(key) != main.meta.get(key):
                 lines.append(f'- **Warning:** {key} differs between the main boots: '
                              f'main {meta_get(main, key)}, {b.boot} {meta_get(b, key)}')
-    if tap and tap.meta.get('kernel') != main.meta.get('kernel'):
-        lines.append(f'- **Warning:** the tap boot ran another kernel: '
-                     f'{meta_get(tap, "kernel")}, main {meta_get(main, "kernel")}')
-    if tap and tap.meta.get('commit') != main.meta.get('commit'):
-        lines.append(f'- **Tap boot:** harness commit {meta_get(tap, "commit")}, kernel '
-                     f'{meta_get(tap, "kernel")} (Tables 1b and 2b)')
-    for b in mains + [tirq, tap]:
+    taps = tap.parts if tap else []     # TAP pools them when there are several
+    for t in taps:
+        if t.meta.get('kernel') != main.meta.get('kernel'):
+            lines.append(f'- **Warning:** the {t.boot} boot ran another kernel: '
+                         f'{meta_get(t, "kernel")}, main {meta_get(main, "kernel")}')
+    for t in taps:
+        if t.meta.get('commit') != main.meta.get('commit'):
+            lines.append(f'- **{t.boot.capitalize()} boot:** harness commit '
+                         f'{meta_get(t, "commit")}, kernel {meta_get(t, "kernel")} (Tables 1b and 2b)')
+    for b in mains + [tirq] + taps:
         if b and b.unknown_tests:
             lines.append(f'- **Ignored:** unknown t1 tests in `{b.file}`: {", ".join(b.unknown_tests)}')
     lines += ['', 'Cells: median over rounds, then (min-max) across rounds. Ratio columns divide '
@@ -797,48 +806,61 @@ def verdict(goals) -> str:
     return 'undecided'
 
 
-def goal_rows_per_boot(mains, modload, tap=None):
-    """per goal: its text, each main boot's measured and met, the verdict; a
-    goal from the tap boot has one value, shown in the first boot's columns"""
-    per_boot = [goal_list(b, modload, tap) for b in mains]
-    notes = [t3_note(b, modload) for b in mains]
+def goal_rows_per_boot(mains, modload, taps=()):
+    """per goal: its text, each boot's measured and met, the verdict. A goal
+    from the main boots has main boot i's value in column i, a goal from the
+    tap boots tap boot i's (n/a for one without Table 1b); its verdict is
+    over those boots. A single tap boot's verdict says so."""
+    tap0 = next((t for t in taps if t.ran('t1')), None)    # decides which goals are the tap's
+    per_boot = [goal_list(b, modload, tap0) for b in mains]
+    per_tap = [[g if g.tap else g._replace(value=None) for g in goal_list(mains[0], modload, t)]
+               for t in taps]
+    cols = max(len(mains), len(taps))
+    notes = [t3_note(b, modload) for b in mains] + [None] * (cols - len(mains))
     rows = []
     for i, g0 in enumerate(per_boot[0]):
-        if g0.tap:
-            cells = goal_cells(g0, notes[0]) + ['-', '-'] * (len(mains) - 1)
-            v = verdict([g0]) + ' (tap boot, one boot)'
-        else:
-            gs = [goals[i] for goals in per_boot]
-            cells = [c for g, note in zip(gs, notes) for c in goal_cells(g, note)]
-            v = verdict(gs)
-        rows.append([g0.text] + cells + [v])
+        gs = [goals[i] for goals in (per_tap if g0.tap else per_boot)]
+        cells = [c for g, note in zip(gs, notes) for c in goal_cells(g, note)]
+        v = verdict(gs) + (' (tap boot, one boot)' if g0.tap and len(gs) == 1 else '')
+        rows.append([g0.text] + cells + ['-', '-'] * (cols - len(gs)) + [v])
     return rows
 
 
 def goals_section(main, tap=None):
+    """MAIN and TAP: the main boots and the tap boots (None: none), each
+    pooled when several"""
     loads = t3_loads(main)
     modload = moderate_load(loads)
-    mains = main.parts
+    mains, taps = main.parts, (tap.parts if tap else [])
     if len(mains) == 1:
+        pooled = f'; the {len(taps)} tap boots pooled, as there' if len(taps) > 1 else ''
         return ['## Goals', '',
                 'Computed from the main boot, except the goals marked "tap boot" (Table 1b: '
-                'the generator native on the host, which saturates the SUT\'s vCPU): ping p50 '
-                'over all samples pooled across rounds, everything else medians over rounds; '
-                'the Table 3 goals use the knapid=0 cases. '
+                f'the generator native on the host, which saturates the SUT\'s vCPU{pooled}): '
+                'ping p50 over all samples pooled across rounds, everything else medians over '
+                'rounds; the Table 3 goals use the knapid=0 cases. '
                 'The figures in brackets are the two values compared.', '',
                 markdown_table(['goal', 'measured', 'met'],
                                goal_rows(main, modload, t3_note(main, modload), tap)), '']
-    head = ['goal'] + [f'{b.boot}: {c}' for b in mains for c in ('measured', 'met')] + ['verdict']
+    if len(taps) > 1:
+        where = ', '.join(f'{t.boot} in {b.boot}\'s' for t, b in zip(taps, mains))
+        where += ''.join(f', {t.boot} in its own' for t in taps[len(mains):])
+        tap_cols = (f'which come from each of the {len(taps)} tap boots alone, tap boot i in '
+                    f'the columns of main boot i ({where}), their verdict over the tap boots')
+    else:
+        tap_cols = 'which have one value, shown in the first boot\'s columns'
+    names = [b.boot for b in mains] + [t.boot for t in taps[len(mains):]]
+    head = ['goal'] + [f'{b}: {c}' for b in names for c in ('measured', 'met')] + ['verdict']
     return ['## Goals', '',
             f'Computed from each of the {len(mains)} main boots alone (one pair of columns per '
             'boot; the tables below pool them), except the goals marked "tap boot" (Table 1b: '
-            'the generator native on the host, which saturates the SUT\'s vCPU), which have '
-            'one value, shown in the first boot\'s columns. Ping p50 over all samples pooled '
-            'across a boot\'s rounds, everything else medians over rounds; the Table 3 goals '
-            'use the knapid=0 cases, at the load named for the pooled boots. The figures in '
-            'brackets are the two values compared. Verdict: met if every boot met the goal, '
-            'missed if every boot missed it, undecided if they disagree, n/a without data.', '',
-            markdown_table(head, goal_rows_per_boot(mains, modload, tap)), '']
+            f'the generator native on the host, which saturates the SUT\'s vCPU), {tap_cols}. '
+            'Ping p50 over all samples pooled across a boot\'s rounds, everything else medians '
+            'over rounds; the Table 3 goals use the knapid=0 cases, at the load named for the '
+            'pooled boots. The figures in brackets are the two values compared. Verdict: met '
+            'if every boot met the goal, missed if every boot missed it, undecided if they '
+            'disagree, n/a without data.', '',
+            markdown_table(head, goal_rows_per_boot(mains, modload, taps)), '']
 
 
 def table1_section(main, tirq, outdir):
@@ -865,8 +887,16 @@ def table1_section(main, tirq, outdir):
     return lines
 
 
+def tap_boot_line(label, b):
+    return (f'- **{label}:** `{b.file}`, kernel {meta_get(b, "kernel")}, harness commit '
+            f'{meta_get(b, "commit")}, {meta_get(b, "rounds")} rounds of '
+            f'{meta_get(b, "secs")} s, {meta_get(b, "started")} / {meta_get(b, "finished")}; '
+            f'calibration {calibration_text(b)}')
+
+
 def tap_section(tap, outdir):
-    """Tables 1b and 2b: the NIC rows again, the generator on the host"""
+    """Tables 1b and 2b: the NIC rows again, the generator on the host; TAP
+    pools the tap boots when there are several"""
     lines = ['## Table 1b and 2b: the load generator native on the host, through a tap', '']
     if tap is None:
         return lines + ['not run (no result of the tap boot: it is in the full run, not QUICK=1)', '']
@@ -876,16 +906,18 @@ def tap_section(tap, outdir):
     rows = [r for r in table1_rows() if not any(p in r.label for p in ('veth', ' lo '))]
     lines += text_item('Topology', meta_get(tap, 'topology'))
     lines += text_item('Pinning', meta_get(tap, 'pinning'))
-    lines += [f'- **Boot:** `{tap.file}`, kernel {meta_get(tap, "kernel")}, harness commit '
-              f'{meta_get(tap, "commit")}, {meta_get(tap, "rounds")} rounds of '
-              f'{meta_get(tap, "secs")} s, {meta_get(tap, "started")} / {meta_get(tap, "finished")}; '
-              f'calibration {calibration_text(tap)}', '',
-              'Why: the in-guest generator shares the host\'s two cores with the SUT\'s vCPU '
+    if len(tap.parts) == 1:
+        lines += [tap_boot_line('Boot', tap)]
+    else:
+        lines += [f'- **Boots:** the {len(tap.parts)} tap boots below, pooled: every cell of '
+                  'Tables 1b and 2b takes all their rounds together']
+        lines += [tap_boot_line(f'{b.boot} boot', b) for b in tap.parts]
+    these = 'this boot decides' if len(tap.parts) == 1 else 'these boots decide'
+    lines += ['', 'Why: the in-guest generator shares the host\'s two cores with the SUT\'s vCPU '
               'and is emulated as slowly, so it cannot saturate the SUT (Table 1\'s CPU0 at '
-              'max stays well below 100%). A generator native on the host can: this boot '
-              'decides the throughput and fixed-rate CPU goals. Its ping and ping-pong go '
-              'through the tap and QEMU\'s event loop, so they are not comparable with '
-              'Table 1\'s.', '']
+              f'max stays well below 100%). A generator native on the host can: {these} the '
+              'throughput and fixed-rate CPU goals. Its ping and ping-pong go through the tap '
+              'and QEMU\'s event loop, so they are not comparable with Table 1\'s.', '']
     if not tests:
         return lines + ['Table 1b not run', '']
     table, rounds = build_table('measurement', rows, ratios, cols)
@@ -1059,26 +1091,27 @@ def table3_section(main, outdir):
 class Base(NamedTuple):
     """one kernel base's results for the side-by-side section"""
     main: Boot              # its main boots pooled
-    tap: Optional[Boot]
+    tap: Optional[Boot]     # its tap boots pooled
     where: str              # where they come from
 
 
 def load_base(d) -> Base:
     """the results in an earlier report directory D: result-main.json and any
-    result-main-N.json (at least one), and result-tap.json when there"""
+    result-main-N.json (at least one), and result-tap.json and any
+    result-tap-N.json when there"""
     if not os.path.isdir(d):
         raise InputError(f'--compare {d}: not a directory')
     paths = sorted(glob.glob(os.path.join(d, 'result-main.json'))
                    + glob.glob(os.path.join(d, 'result-main-[0-9]*.json')))
     if not paths:
         raise InputError(f'--compare {d}: no result-main.json or result-main-N.json in it')
-    if os.path.exists(os.path.join(d, 'result-tap.json')):
-        paths.append(os.path.join(d, 'result-tap.json'))
+    paths += sorted(glob.glob(os.path.join(d, 'result-tap.json'))
+                    + glob.glob(os.path.join(d, 'result-tap-[0-9]*.json')))
     try:
-        mains, _, tap = load_boots(paths)
+        mains, _, taps = load_boots(paths)
     except InputError as e:
         raise InputError(f'--compare {d}: {e}')
-    return Base(Boot.pooled(mains), tap, d)
+    return Base(Boot.pooled(mains), Boot.pooled(taps), d)
 
 
 T1_COMPARED = ('ping RTT p50 (us)', 'sockperf ping-pong virtio RTT p50 (us)',
@@ -1117,7 +1150,7 @@ def compare_rows(base):
 
 def base_line(label, base):
     m = base.main
-    files = ', '.join(f'`{b.file}`' for b in m.parts) + (f', `{base.tap.file}`' if base.tap else '')
+    files = ', '.join(f'`{b.file}`' for b in m.parts + (base.tap.parts if base.tap else []))
     return (f'- **{label}:** {base.where}: kernel {meta_get(m, "kernel")}, commit '
             f'{meta_get(m, "commit")}, {len(m.parts)} main boot(s) of {meta_get(m, "rounds")} '
             f'rounds, {meta_get(m, "started")} / {meta_get(m.parts[-1], "finished")}; {files}'
@@ -1135,20 +1168,23 @@ def compare_section(this, other):
         if label_o != label:    # another moderate load, or no tap boot there
             cell_o += f' (there: "{label_o}")'
         rows.append([label, cell_o, cell])
+    taps = ('tap boots (pooled when several) when that base has them'
+            if any(b.tap and len(b.tap.parts) > 1 for b in (this, other))
+            else 'tap boot when that base has one')
     return ['## Both bases: the ratios side by side', '',
             'Each column is computed from its own base\'s results exactly as in the sections '
             'of its report: the goals (value, then met or missed) and Tables 1 and 2 from the '
             'main boots (pooled when several), the throughput and fixed-rate CPU goals from the '
-            'tap boot when that base has one, Table 3 at that base\'s moderate load. The bases '
-            'are compared by the ratios each measured within its own run, not by absolute '
-            'numbers. threaded is the per-device sysfs switch on a kernel without napi-set '
+            f'{taps}, Table 3 at that base\'s moderate load. The bases are compared by the '
+            'ratios each measured within its own run, not by absolute numbers. threaded is the per-device sysfs switch on a kernel without napi-set '
             'threaded (6.12), napi-set threaded enabled on one with it (7.3).', '',
             base_line('Left column', other), base_line('Right column', this), '',
             markdown_table(['measurement'] + heads, rows), '']
 
 
 def write_report(outdir, main, tirq, tap=None, other=None):
-    """OTHER: the Base of the other kernel (--compare), or None"""
+    """MAIN, TAP: the main and the tap boots, each pooled when several (TAP
+    None: no tap boot); OTHER: the Base of the other kernel (--compare), or None"""
     os.makedirs(outdir, exist_ok=True)
     for name in PLOTS:      # a plot left from an earlier run would mislead
         try:
@@ -1179,12 +1215,12 @@ def main(argv):
     except SystemExit as e:     # usage printed on stderr
         return e.code
     try:
-        mains, tirq_boot, tap_boot = load_boots(args.results)
+        mains, tirq_boot, taps = load_boots(args.results)
         other = load_base(args.compare) if args.compare is not None else None
     except InputError as e:
         print(f'report.py: {e}', file=sys.stderr)
         return 1
-    write_report(args.outdir, Boot.pooled(mains), tirq_boot, tap_boot, other)
+    write_report(args.outdir, Boot.pooled(mains), tirq_boot, Boot.pooled(taps), other)
     print(os.path.join(args.outdir, 'report.md'))
     return 0
 

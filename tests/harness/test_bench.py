@@ -49,6 +49,22 @@ def new73(tmp_path_factory):
     return tmp, (tmp / 'out' / 'report.md').read_text()
 
 
+@pytest.fixture(scope='module')
+def taps73(tmp_path_factory):
+    """the fake 7.3 run with its three tap boots (tap-3 misses the throughput
+    goal tap and tap-2 meet), compared with a directory holding the same run"""
+    tmp = tmp_path_factory.mktemp('bench73taps')
+    fake(tmp, '--new')
+    (tmp / 'old').mkdir()
+    for src, dst in (('main73.json', 'main'), ('tap73.json', 'tap'), ('tap73-2.json', 'tap-2'),
+                     ('tap73-3.json', 'tap-3')):
+        shutil.copy(tmp / src, tmp / 'old' / f'result-{dst}.json')
+    r = report(tmp, 'main73.json', 'main73-2.json', 'main73-3.json', 'threadirqs.json',
+               'tap73.json', 'tap73-2.json', 'tap73-3.json', opts=('--compare', str(tmp / 'old')))
+    assert r.returncode == 0, r.stderr
+    return tmp, (tmp / 'out' / 'report.md').read_text()
+
+
 def test_report_has_goals_tables_and_plots(tmp_path):
     fake(tmp_path)
     r = report(tmp_path, 'main.json', 'threadirqs.json')
@@ -116,6 +132,62 @@ def test_report_pools_three_main_boots_with_goal_columns_per_boot(new73):
     assert ping[-1] in ('met', 'missed') and len(set(ping[2:7:2])) == 1
     thr = table_rows(goals, 'knapid max throughput >= softirq (ratio >= 1.00, tap boot)')[0]
     assert thr[3:7] == ['-'] * 4 and thr[-1].endswith('(tap boot, one boot)')
+
+
+def gbps_ratio(path):
+    """knapid/softirq of the median iperf max of one result file, as the goal reads it"""
+    import json
+    import statistics
+    recs = json.loads(path.read_text())['t1']
+    med = {m: statistics.median(r['bps'] for r in recs
+                                if r['test'] == 'iperf_max' and r['mode'] == m)
+           for m in ('knapid', 'softirq')}
+    return f"{med['knapid'] / med['softirq']:.2f}x"
+
+
+def test_report_gives_the_tap_goals_per_tap_boot(taps73):
+    # sabotage caught: the tap goals from the first tap boot only, or a
+    # verdict over the first tap boot only
+    tmp, md = taps73
+    goals = section(md, '## Goals', '## Both bases')
+    assert 'from each of the 3 tap boots alone' in goals and '(tap boot, one boot)' not in goals
+    thr = table_rows(goals, 'knapid max throughput >= softirq (ratio >= 1.00, tap boot)')[0]
+    # tap boot i in main boot i's columns
+    assert [c.split()[0] for c in thr[1:7:2]] == [gbps_ratio(tmp / f) for f in
+                                                  ('tap73.json', 'tap73-2.json', 'tap73-3.json')]
+    assert thr[2:7:2] == ['yes', 'yes', 'no'] and thr[-1] == 'undecided'
+    cpu50 = table_rows(goals, 'knapid CPU0 busy at 50% rate <= 1.1x softirq, tap boot')[0]
+    assert cpu50[2:7:2] == ['yes'] * 3 and cpu50[-1] == 'met'
+    cpu5 = table_rows(goals, 'knapid CPU0 busy at 5% rate <= 1.1x softirq, tap boot')[0]
+    assert cpu5[2:7:2] == ['no'] * 3 and cpu5[-1] == 'missed'
+    # the main boots' goals as before
+    cyc = table_rows(goals, 'cyclictest max >= 5x lower with knapid (softirq/knapid >= 5)')[0]
+    assert cyc[2::2] == ['yes', 'yes', 'no'] and cyc[-1] == 'undecided'
+
+
+def test_report_pools_the_tap_boots_in_tables_1b_and_2b(taps73):
+    # sabotage caught: the tap tables from the first tap boot only, the
+    # --compare directory's tap-N files left out
+    _, md = taps73
+    tap = section(md, '## Table 1b and 2b', '## Table 3')
+    assert '- **Boots:** the 3 tap boots below, pooled' in tap
+    for boot, f in (('tap', 'tap73.json'), ('tap-2', 'tap73-2.json'), ('tap-3', 'tap73-3.json')):
+        assert f'- **{boot} boot:** `{f}`, kernel 7.3.0-knapid' in tap
+    # 5 rounds in each of the three tap boots, ping's rounds kept apart too
+    assert 'Rounds per cell: 15.' in section(tap, '### Table 1b', '### Table 2b')
+    assert 'Rounds per cell: 15.' in section(tap, '### Table 2b', 'Ratios are softirq/mode')
+    left = [l for l in md.splitlines() if l.startswith('- **Left column:**')][0]
+    assert left.endswith('`result-main.json`, `result-tap.json`, `result-tap-2.json`, '
+                         '`result-tap-3.json`')
+
+
+def test_report_refuses_a_tap_boot_twice(tmp_path):
+    fake(tmp_path, '--new')
+    r = report(tmp_path, 'main73.json', 'tap73.json', 'tap73-2.json', 'tap73-2.json')
+    assert r.returncode == 1
+    assert r.stderr == ('report.py: tap73-2.json: a second result for the tap-2 boot '
+                        '(first: tap73-2.json)\n')
+    assert not (tmp_path / 'out' / 'report.md').exists()
 
 
 def test_report_refuses_a_main_boot_twice(tmp_path):
@@ -350,6 +422,39 @@ def test_modes_on_a_kernel_without_napi_set_threaded(tmp_path, monkeypatch):
         assert 'no threaded busy-poll' in str(e)
     else:
         raise AssertionError('busypoll accepted on a kernel without it')
+
+
+def test_a_tap_2_boot_runs_as_the_tap_boot(tmp_path, monkeypatch):
+    """guest_bench --boot tap-2: the tap boot's path (host generator, NIC
+    rows only), its own result file, meta.boot tap-2"""
+    import json
+    args = guest_bench.parse_args(['--out', str(tmp_path), '--ksrc', str(tmp_path),
+                                   '--shim', 'x.so', '--boot', 'tap-2'])
+    monkeypatch.setattr(guest_bench.os, 'sched_setaffinity', lambda pid, cpus: None)
+    b = guest_bench.Bench(args)
+    with pytest.raises(guest_bench.BenchError, match='is bench/tap_host.py serving'):
+        b.main()            # the tap boot's check: there is no OUT/host
+    (tmp_path / 'host').mkdir()
+    calls = []
+
+    def setup_tap():
+        b.topology, b.pinning = 'tap topology', 'tap pinning'
+        calls.append('setup_tap')
+
+    monkeypatch.setattr(b, 'setup_tap', setup_tap)
+    monkeypatch.setattr(b, 'setup', lambda: calls.append('setup'))
+    monkeypatch.setattr(b, 'run', lambda *a, **k: '')
+    monkeypatch.setattr(b, 'read', lambda path: 'cmdline')
+    monkeypatch.setattr(b, 'main_modes', lambda: ['softirq', 'knapid'])
+    monkeypatch.setattr(b, 'set_mode', lambda mode: None)
+    monkeypatch.setattr(b, 'table1', lambda modes, nic_only=False: calls.append(('t1', nic_only)))
+    monkeypatch.setattr(b, 'table3', lambda **k: calls.append('t3'))
+    b.main()
+    assert calls == ['setup_tap', ('t1', True)]
+    res = json.loads((tmp_path / 'result-tap-2.json').read_text())
+    assert res['meta']['boot'] == 'tap-2' and res['complete'] is True
+    assert 'done' in (tmp_path / 'progress-tap-2.log').read_text()
+    b.progress.close()
 
 
 def test_loads_are_checked():
