@@ -455,7 +455,8 @@ def idle_note(boot) -> str:
     mx = median_spread(r['max_us'] for r in recs)
     p99 = median_spread(r['p99_us'] for r in recs)
     return (f'Without a flood (once a round, no traffic): max {fmt_stat(mx, 0)} us, '
-            f'p99 {fmt_stat(p99, 0)} us: what TCG alone does to it, the floor to read the flooded rows against.')
+            f'p99 {fmt_stat(p99, 0)} us: what TCG alone does to it, the floor to read the '
+            'flooded rows against.')
 
 
 def t2_rate(boot, mode, paths) -> Optional[Stat]:
@@ -1176,8 +1177,9 @@ def compare_section(this, other):
             'of its report: the goals (value, then met or missed) and Tables 1 and 2 from the '
             'main boots (pooled when several), the throughput and fixed-rate CPU goals from the '
             f'{taps}, Table 3 at that base\'s moderate load. The bases are compared by the '
-            'ratios each measured within its own run, not by absolute numbers. threaded is the per-device sysfs switch on a kernel without napi-set '
-            'threaded (6.12), napi-set threaded enabled on one with it (7.3).', '',
+            'ratios each measured within its own run, not by absolute numbers. threaded is the '
+            'per-device sysfs switch on a kernel without napi-set threaded (6.12), napi-set '
+            'threaded enabled on one with it (7.3).', '',
             base_line('Left column', other), base_line('Right column', this), '',
             markdown_table(['measurement'] + heads, rows), '']
 
