@@ -54,10 +54,9 @@ def main():
         out.append(cells)
     print(r.markdown_table(head, out))
     print()
-    for lb, b in boots:
-        if r.idle_note(b):
-            print(f'{lb}: {r.idle_note(b)}')
-    print()
+    notes = [f'{lb}: {note}' for lb, b in boots if (note := r.idle_note(b))]
+    if notes:
+        print('\n'.join(notes) + '\n')
     print('Rounds: ' + ', '.join(f'{lb} {b.meta.get("rounds")} x {b.meta.get("secs")} s'
                                  for lb, b in boots))
 

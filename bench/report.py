@@ -677,7 +677,6 @@ def header(main, tirq, outdir, tap=None):
         if t.meta.get('kernel') != main.meta.get('kernel'):
             lines.append(f'- **Warning:** the {t.boot} boot ran another kernel: '
                          f'{meta_get(t, "kernel")}, main {meta_get(main, "kernel")}')
-    for t in taps:
         if t.meta.get('commit') != main.meta.get('commit'):
             lines.append(f'- **{t.boot.capitalize()} boot:** harness commit '
                          f'{meta_get(t, "commit")}, kernel {meta_get(t, "kernel")} (Tables 1b and 2b)')
@@ -930,8 +929,8 @@ def tap_section(tap, outdir):
                                     cols)
         lines += ['### Table 2b: cyclictest (SCHED_FIFO, CPU0) under the host\'s RX flood', '',
                   table, '', rounds_note(rounds) + ' Ratios are softirq/mode.', '']
-        if idle_note(tap):
-            lines += [idle_note(tap), '']
+        if note := idle_note(tap):
+            lines += [note, '']
     series = [(c.label, [busy_stat(tap, t, c.mode) for t in IPERF_TESTS]) for c in cols]
     if grouped_bars(os.path.join(outdir, 't1b_tap.png'),
                     'Table 1b: CPU0 busy during iperf, host generator',
@@ -1005,8 +1004,8 @@ def table2_section(main, tirq, outdir):
     table, rounds = build_table('measurement', table2_rows(main), ratios, cols)
     lines += [table, '', rounds_note(rounds) + ' Ratios are softirq/mode: above 1 means the '
               'mode is lower. The threadirqs ratio uses the threadirqs boot\'s softirq.', '']
-    if idle_note(main):
-        lines += [idle_note(main), '']
+    if note := idle_note(main):
+        lines += [note, '']
     series = [(label, [t2_stat(b, m, k) if b else None for k in ('max_us', 'p99_us')])
               for label, b, m in mode_series(main, tirq)]
     if grouped_bars(os.path.join(outdir, 't2_cyclictest.png'),

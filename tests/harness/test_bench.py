@@ -457,6 +457,48 @@ def test_a_tap_2_boot_runs_as_the_tap_boot(tmp_path, monkeypatch):
     b.progress.close()
 
 
+CYCLICTEST_OUT = '000001 5900\n000009 100\n# Histogram Overflows: 00000\n# Max Latencies: 04200\n'
+
+
+def test_table1_reads_cyclictest_on_the_quiet_guest_each_round(tmp_path, monkeypatch):
+    """before each round's modes, cyclictest once with no flood and no mode
+    set; its max lands in t2_idle, the flooded ones in t2"""
+    # sabotage caught: the quiet measurement dropped or not recorded, a
+    # flood started for it, or it taken after a mode was set
+    args = guest_bench.parse_args(['--out', str(tmp_path), '--ksrc', str(tmp_path),
+                                   '--shim', 'x.so', '--boot', 'ab', '--rounds', '2'])
+    b = guest_bench.Bench(args)
+    b.res = {'calibration': {}, 't1': [], 't2': [], 't2_idle': []}
+    events = []
+
+    def no_flood(*a, **k):
+        raise AssertionError('a flood under the quiet cyclictest')
+
+    monkeypatch.setattr(b, 'set_mode', lambda mode: events.append(mode))
+    monkeypatch.setattr(b, 'ping', lambda: {'samples_us': [100.0]})
+    monkeypatch.setattr(b, 'ping_pong', lambda test, *a: {'test': test, 'p50_us': 100})
+    monkeypatch.setattr(b, 'iperf', lambda test, rate=None: {
+        'test': test, 'bps': 1e9, 'cpu': {'cpu0': {'idle': 50.0}}})
+    monkeypatch.setattr(b, 'cyclictest', lambda: events.append('flood') or {'max_us': 9000})
+    monkeypatch.setattr(b, 'run_cyclictest', lambda: events.append('quiet') or CYCLICTEST_OUT)
+    monkeypatch.setattr(b, 'iperf_server', no_flood)
+    monkeypatch.setattr(b, 'gen_spawn', no_flood)
+    monkeypatch.setattr(b, 'meters', lambda: 'm0')
+    monkeypatch.setattr(b, 'meter_delta', lambda m0: {'sched': {'ctxt': 7}})
+    monkeypatch.setattr(b, 'save', lambda: None)
+    b.table1(['softirq', 'knapid'])
+    b.progress.close()
+    rounds = [events[i:] for i, e in enumerate(events) if e == 'quiet']
+    assert len(rounds) == 2
+    # the quiet one comes after calibration's softirq and before any mode of its round
+    for r in rounds:
+        assert r[1] in ('softirq', 'knapid') and r.count('flood') >= 2
+    assert b.res['t2_idle'] == [
+        {'round': r, 'max_us': 4200, 'p99_us': 9, 'overflows': 0, 'samples': 6000,
+         'sched': {'ctxt': 7}} for r in range(2)]
+    assert [t['max_us'] for t in b.res['t2']] == [9000] * 4
+
+
 def test_loads_are_checked():
     assert guest_bench.loads_arg('20%,40%,MAX') == ('20%', '40%', 'MAX')
     for bad in ('30', '0%', '150%', 'max', '40%,'):
