@@ -1,0 +1,307 @@
+#!/usr/bin/env bash
+# Harness cases for knapid's rule of where a NET_RX round runs
+# (knapid_wanted() in net/core/dev.c), the cases that need a boot parameter
+# or TCG-tuned counts and so stay out of the kselftests:
+#
+#   own_rounds   veth and lo request-response in knapid mode wake no knapid
+#                thread per request: a task's own round runs at its
+#                local_bh_enable(); control: the netdevsim pair's timer
+#                interrupt on a busy CPU wakes knapid for each request
+#   threadirqs   (boot threadirqs) no NAPI poll runs in ksoftirqd in knapid
+#                mode; control: softirq mode polls there
+#   isolated     (boot isolcpus=1) traffic pinned to the isolated CPU
+#                flows across 100 switches, and a switch interrupts it
+#                only to hand back work a starved knapid/1 holds there
+#
+# usage: knapid-contexts.sh CASE...   (default: own_rounds)
+. "$(dirname "$0")/lib.sh"
+
+SYSCTL=/proc/sys/net/core/knapid_enabled
+TRACEFS=/sys/kernel/tracing
+REQUESTS=100
+VETH_A=knapid-va-$$
+VETH_B=knapid-vb-$$
+MODE_ORIG=$(cat "$SYSCTL" 2>/dev/null)
+SPIN_PIDS=()
+
+cleanup()
+{
+	local p
+
+	for p in "${SPIN_PIDS[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	[ -n "$MODE_ORIG" ] && echo "$MODE_ORIG" > "$SYSCTL"
+	ip netns del "$VETH_A" 2>/dev/null
+	ip netns del "$VETH_B" 2>/dev/null
+	pair_destroy
+}
+trap cleanup EXIT
+
+# knapid_switches: context switches of all knapid threads so far, each one
+# a wake-up of a thread that had slept (or a preemption of one that ran)
+knapid_switches()
+{
+	local pid sum=0 v
+
+	for pid in $(pgrep -x 'knapid/[0-9]+'); do
+		while read -r k v; do
+			case $k in
+			voluntary_ctxt_switches: | nonvoluntary_ctxt_switches:)
+				sum=$((sum + v)) ;;
+			esac
+		done < "/proc/$pid/status"
+	done
+	echo "$sum"
+}
+
+# spin_on CPU: a nice-19 spinner keeps CPU busy (at most 300 s), so that
+# an interrupt there finds a task running
+spin_on()
+{
+	taskset -c "$1" nice -n 19 timeout 300 sh -c 'while :; do :; done' &
+	SPIN_PIDS+=($!)
+}
+
+spin_stop()
+{
+	local p
+
+	for p in "${SPIN_PIDS[@]}"; do
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	SPIN_PIDS=()
+}
+
+# wakes_per_request NS ADDR: knapid switches while REQUESTS pings from
+# netns NS to ADDR, pinned to CPU 1, run beside a spinner on CPU 1
+wakes_per_request()
+{
+	local ns=$1 addr=$2 k0 k1
+
+	spin_on 1
+	k0=$(knapid_switches)
+	ip netns exec "$ns" taskset -c 1 \
+		ping -q -c "$REQUESTS" -i 0.01 -W 2 "$addr" > /dev/null || {
+		spin_stop
+		echo -1
+		return
+	}
+	k1=$(knapid_switches)
+	spin_stop
+	echo $((k1 - k0))
+}
+
+# a veth pair between two netns, 198.51.100.1 in VETH_A, .2 in VETH_B
+veth_create()
+{
+	ip netns add "$VETH_A" && ip netns add "$VETH_B" &&
+	ip -n "$VETH_A" link add va type veth peer name vb netns "$VETH_B" &&
+	ip -n "$VETH_A" link set lo up &&
+	ip -n "$VETH_A" link set va up &&
+	ip -n "$VETH_B" link set vb up &&
+	ip -n "$VETH_A" addr add 198.51.100.1/24 dev va &&
+	ip -n "$VETH_B" addr add 198.51.100.2/24 dev vb
+}
+
+case_own_rounds()
+{
+	local name="knapid mode: a task's own veth and lo traffic wakes no knapid thread"
+	local veth lo nsim
+
+	if ! veth_create; then
+		ktap_test_fail "$name"
+		return
+	fi
+	echo 1 > "$SYSCTL"
+	veth=$(wakes_per_request "$VETH_A" 198.51.100.2)
+	lo=$(wakes_per_request "$VETH_A" 127.0.0.1)
+	nsim=$(wakes_per_request "$NS_B" "$ADDR_A")
+	echo "# knapid wake-ups for $REQUESTS requests, CPU 1 busy: veth $veth," \
+	     "lo $lo; netdevsim (its timer interrupt, the control) $nsim"
+	ktap_test_result "$name" test "$veth" -ge 0 -a "$lo" -ge 0 \
+		-a "$veth" -lt $((REQUESTS / 10)) -a "$lo" -lt $((REQUESTS / 10)) \
+		-a "$nsim" -ge $((REQUESTS / 2))
+}
+
+# polls_by_comm PATTERN: napi_poll events in the trace buffer whose task
+# matches PATTERN (awk regex on the task-pid column)
+polls_by_comm()
+{
+	awk -v re="$1" '$1 ~ re && /napi_poll:/ { n++ } END { print n + 0 }' \
+		"$TRACEFS/trace"
+}
+
+# trace_pings MODE: REQUESTS pings over the netdevsim pair with knapid_enabled
+# MODE, napi_poll traced; prints "KSOFTIRQD KNAPID" poll counts
+trace_pings()
+{
+	echo "$1" > "$SYSCTL"
+	echo 0 > "$TRACEFS/tracing_on"
+	echo > "$TRACEFS/trace"
+	echo 1 > "$TRACEFS/events/napi/napi_poll/enable"
+	echo 1 > "$TRACEFS/tracing_on"
+	ip netns exec "$NS_B" ping -q -c "$REQUESTS" -i 0.01 -W 2 "$ADDR_A" \
+		> /dev/null
+	echo 0 > "$TRACEFS/tracing_on"
+	echo 0 > "$TRACEFS/events/napi/napi_poll/enable"
+	echo "$(polls_by_comm '^ksoftirqd/') $(polls_by_comm '^knapid/')"
+	echo > "$TRACEFS/trace"
+}
+
+case_threadirqs()
+{
+	local name="threadirqs: in knapid mode no NAPI poll runs in ksoftirqd"
+	local on off
+
+	if ! grep -qw threadirqs /proc/cmdline; then
+		ktap_print_msg "needs a boot with threadirqs"
+		ktap_test_skip "$name"
+		return
+	fi
+	mountpoint -q $TRACEFS || mount -t tracefs none $TRACEFS
+	if [ ! -d "$TRACEFS/events/napi/napi_poll" ]; then
+		ktap_print_msg "no napi:napi_poll tracepoint"
+		ktap_test_skip "$name"
+		return
+	fi
+	read -r -a off <<<"$(trace_pings 0)"
+	read -r -a on <<<"$(trace_pings 1)"
+	echo "# napi_poll events for $REQUESTS pings, ksoftirqd/knapid:" \
+	     "softirq mode ${off[0]}/${off[1]}, knapid mode ${on[0]}/${on[1]}"
+	# the control: with threadirqs a softirq raised by the pair's timer
+	# interrupt runs in ksoftirqd, so softirq mode polls there
+	ktap_test_result "$name" test "${on[0]}" -eq 0 \
+		-a "${on[1]}" -ge "$REQUESTS" -a "${off[0]}" -ge "$REQUESTS"
+}
+
+# ipis_to_cpu1 CMD...: run CMD (its exit code in IPIS_RC) and set IPIS to
+# the function-call IPIs
+# queued for cpu1 meanwhile of the two kinds a switch could send: its kick
+# (knapid_kick_cpu()) and text patching (do_sync_core(), what a static
+# key flip sends to CPUs that are not idle). Other IPIs reach an isolated
+# CPU too (RCU and scheduler wake-ups, TLB flushes of exec): they are
+# noise here, so the csd_queue_cpu events are counted by their function.
+ipis_to_cpu1()
+{
+	local ev=$TRACEFS/events/csd/csd_queue_cpu
+
+	echo 0 > "$TRACEFS/tracing_on"
+	echo > "$TRACEFS/trace"
+	echo "cpu == 1" > "$ev/filter"
+	echo 1 > "$ev/enable"
+	echo 1 > "$TRACEFS/tracing_on"
+	"$@"
+	IPIS_RC=$?
+	echo 0 > "$TRACEFS/tracing_on"
+	echo 0 > "$ev/enable"
+	echo 0 > "$ev/filter"
+	IPIS=$(grep -c -E \
+		'csd_queue_cpu: .* func=(knapid_kick_cpu|do_sync_core) ' \
+		"$TRACEFS/trace")
+	echo > "$TRACEFS/trace"
+}
+
+switch_100()
+{
+	taskset -c 0 bash -c "for i in \$(seq 50); do
+		echo 0 > $SYSCTL; echo 1 > $SYSCTL; done"
+}
+
+# switches_under_traffic: transfers of 8 MiB pinned to cpu1 (the sender,
+# and the pair's NAPI on its CPU) until 100 switches from cpu0 have
+# happened during them, at most 20 transfers; sets SWITCHES and BAD
+switches_under_traffic()
+{
+	local file port rounds=0 pid mode=1
+
+	SWITCHES=0 BAD=0
+	file=$(mktemp)
+	head -c $((8 << 20)) /dev/urandom > "$file"
+	while [ $SWITCHES -lt 100 ] && [ $rounds -lt 20 ]; do
+		port=$((20000 + rounds))
+		tcp_transfer_check "$NS_B" "$NS_A" "$ADDR_A" $port "$file" 1 &
+		pid=$!
+		rounds=$((rounds + 1))
+		while kill -0 "$pid" 2>/dev/null && [ $SWITCHES -lt 100 ]; do
+			mode=$((1 - mode))
+			taskset -c 0 sh -c "echo $mode > $SYSCTL"
+			SWITCHES=$((SWITCHES + 1))
+			sleep 0.01
+		done
+		wait "$pid" || BAD=1
+	done
+	rm -f "$file"
+	echo "# $SWITCHES switches during $rounds transfers of 8 MiB pinned to cpu1"
+}
+
+# knapid.sh's case of a switch handing back the work that a starved
+# knapid/1 holds (a SCHED_FIFO spinner on cpu1): on an isolated cpu1 here
+held_work_switch()
+{
+	"$KSFT/net/knapid.sh" setup switch_kicks_queued > "$TMPF" 2>&1
+}
+
+# The isolated CPU is interrupted by a switch exactly when it holds work:
+# the switch that hands a starved knapid/1's work to the softirq kicks it
+# (knapid.sh switch_kicks_queued, the control), 100 switches while it
+# idles send it nothing.
+case_isolated()
+{
+	local traffic="isolcpus: traffic pinned to the isolated CPU flows across 100 switches"
+	local quiet="isolcpus: a switch interrupts the isolated CPU only to hand back held work"
+	local held held_rc
+
+	if ! grep -qw 'isolcpus=1' /proc/cmdline; then
+		ktap_print_msg "needs a boot with isolcpus=1"
+		ktap_test_skip "$traffic"
+		ktap_test_skip "$quiet"
+		return
+	fi
+	mountpoint -q $TRACEFS || mount -t tracefs none $TRACEFS
+	switches_under_traffic
+	ktap_test_result "$traffic" test $BAD -eq 0 -a $SWITCHES -ge 100
+	TMPF=$(mktemp)
+	ipis_to_cpu1 held_work_switch
+	held=$IPIS held_rc=$IPIS_RC
+	sed 's/^/# knapid.sh: /' "$TMPF"
+	rm -f "$TMPF"
+	ipis_to_cpu1 switch_100
+	echo "# kick and text-patching IPIs queued for cpu1: $held in the" \
+	     "switches of knapid.sh switch_kicks_queued (exit $held_rc)," \
+	     "$IPIS in 100 switches while it idles"
+	ktap_test_result "$quiet" test "$IPIS" -eq 0 -a "$held" -ge 1 \
+		-a "$held_rc" -eq 0
+}
+
+cases=("$@")
+[ ${#cases[@]} -gt 0 ] || cases=(own_rounds)
+if [ ! -w "$SYSCTL" ]; then
+	ktap_print_header
+	ktap_set_plan 0
+	ktap_exit_fail_msg "no $SYSCTL: not a kernel with CONFIG_THREADED_NAPI"
+fi
+ktap_print_header
+plan=1
+for c in "${cases[@]}"; do
+	case $c in
+	own_rounds | threadirqs) plan=$((plan + 1)) ;;
+	isolated) plan=$((plan + 2)) ;;
+	*) ktap_exit_fail_msg "unknown case $c" ;;
+	esac
+done
+ktap_set_plan $plan
+if pair_create 111 112 1; then
+	ktap_test_pass "setup: linked netdevsim pair in two netns"
+else
+	ktap_exit_fail_msg "could not create the netdevsim pair"
+fi
+for c in "${cases[@]}"; do
+	case $c in
+	own_rounds) case_own_rounds ;;
+	threadirqs) case_threadirqs ;;
+	isolated) case_isolated ;;
+	esac
+done
+ktap_finished
