@@ -253,8 +253,11 @@ case_isolated()
 	local quiet="isolcpus: a switch interrupts the isolated CPU only to hand back held work"
 	local held held_rc
 
-	if ! grep -qw 'isolcpus=1' /proc/cmdline; then
-		ktap_print_msg "needs a boot with isolcpus=1"
+	# what the kernel isolated (nothing without CONFIG_CPU_ISOLATION,
+	# whatever the command line says)
+	if [ "$(cat /sys/devices/system/cpu/isolated 2>/dev/null)" != 1 ]; then
+		ktap_print_msg "needs cpu1 isolated (isolcpus=1, CONFIG_CPU_ISOLATION);" \
+			"isolated: '$(cat /sys/devices/system/cpu/isolated 2>/dev/null)'"
 		ktap_test_skip "$traffic"
 		ktap_test_skip "$quiet"
 		return
