@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # checkpatch.pl --strict on every patch of the series, as KTAP on stdout,
-# then two checks of the series as files: series-files (counts, numbering,
+# then three checks of the series as files: series-files (counts, numbering,
 # [PATCH n/N] subjects and cover letters against the series files,
-# check-series-files.py) and new-files (no patch creates a file the
-# tarball already has, check-new-files.py).
+# check-series-files.py), new-files (no patch creates a file the
+# tarball already has, check-new-files.py) and sabotages-apply (every
+# sabotage of `make sabotage` still applies to the series in the work tree).
 # A patch passes only with no ERROR and no WARNING (CHECKs are shown); the
 # exemptions, LONG_LINE in generated files, UNKNOWN_COMMIT_ID for an
 # upstream commit listed in patches/upstream-commits (the bases have no
@@ -18,7 +19,7 @@ export PATH=/usr/bin:$PATH
 mapfile -t patches < <(series_patches)
 failed=0
 echo "TAP version 13"
-echo "1..$((${#patches[@]} + 2))"
+echo "1..$((${#patches[@]} + 3))"
 n=0
 for p in "${patches[@]}"; do
 	n=$((n + 1))
@@ -55,8 +56,26 @@ else
 	echo "not ok $n new-files"
 	failed=$((failed + 1))
 fi
+n=$((n + 1))
+sab=$TOP/tests/sabotage
+[ "$KBASE" = 6.12 ] || sab=$sab/$KBASE
+stale=0
+for s in "$sab"/*.patch; do
+	[ -e "$s" ] || continue
+	if ! out=$(git -C "$LINUX" apply --check "$s" 2>&1); then
+		echo "# ${s#"$TOP"/} does not apply to the series in $LINUX:"
+		sed 's/^/#   /' <<<"$out"
+		stale=$((stale + 1))
+	fi
+done
+if [ $stale = 0 ]; then
+	echo "ok $n sabotages-apply"
+else
+	echo "not ok $n sabotages-apply"
+	failed=$((failed + 1))
+fi
 # the exit code tells the truth: `make lint` fails when any patch does
 if [ $failed -gt 0 ]; then
-	echo "# lint: $failed of $((${#patches[@]} + 2)) checks failed" >&2
+	echo "# lint: $failed of $((${#patches[@]} + 3)) checks failed" >&2
 	exit 1
 fi
