@@ -7,6 +7,10 @@
 #                thread per request: a task's own round runs at its
 #                local_bh_enable(); control: the netdevsim pair's timer
 #                interrupt on a busy CPU wakes knapid for each request
+#   rt_own_rounds  a SCHED_FIFO task's own lo round does not wait for
+#                a knapid thread that it starves, even with a round due
+#                there; control: its netdevsim traffic, which a timer
+#                interrupt hands to that thread, does
 #   threadirqs   (boot threadirqs) no NAPI poll runs in ksoftirqd in knapid
 #                mode; control: softirq mode polls there
 #   isolated     (boot isolcpus=1) traffic pinned to the isolated CPU
@@ -123,6 +127,52 @@ case_own_rounds()
 	ktap_test_result "$name" test "$veth" -ge 0 -a "$lo" -ge 0 \
 		-a "$veth" -lt $((REQUESTS / 10)) -a "$lo" -lt $((REQUESTS / 10)) \
 		-a "$nsim" -ge $((REQUESTS / 2))
+}
+
+# received OUTPUT: the replies a ping summary in OUTPUT reports
+received()
+{
+	sed -n 's/.* \([0-9]*\) received.*/\1/p' <<<"$1"
+}
+
+# A real-time task outranks knapid/1 (SCHED_FIFO 1 here, under a SCHED_FIFO
+# 10 spinner on cpu1, so it never runs): the netdevsim pair's timer
+# interrupt hands the round of its ping to knapid/1, which holds it (the
+# control: no reply), and from then on a round is due there. The same
+# task's ping over lo is a round of its own, which it must keep
+# (knapid_due()), or it would wait for the starved thread too. Only the
+# first lo ping is asserted: a round that ends with work left hands that
+# work, the lo backlog included, to knapid/1, and later pings then wait
+# for it (1 and 5 of 5 replies in two runs).
+case_rt_own_rounds()
+{
+	local name="knapid mode: a SCHED_FIFO task's own lo traffic does not wait for a knapid thread it starves"
+	local k1 spin held lo
+
+	k1=$(pgrep -x knapid/1)
+	if [ -z "$k1" ]; then
+		ktap_print_msg "needs knapid/1"
+		ktap_test_skip "$name"
+		return
+	fi
+	echo 1 > "$SYSCTL"
+	ip -n "$NS_B" link set lo up
+	chrt -f -p 1 "$k1"
+	taskset -c 0 timeout 15 chrt -f 10 taskset -c 1 \
+		sh -c 'while :; do :; done' &
+	spin=$!
+	SPIN_PIDS+=("$spin")
+	# the spinner runs once sh is exec'd at SCHED_FIFO 10 on cpu1
+	slowwait 10 pgrep -P "$spin" -x sh > /dev/null
+	held=$(received "$(ip netns exec "$NS_B" chrt -f 20 taskset -c 1 \
+		ping -c 1 -W 1 "$ADDR_A")")
+	lo=$(received "$(ip netns exec "$NS_B" chrt -f 20 taskset -c 1 \
+		ping -c 1 -W 2 127.0.0.1)")
+	spin_stop
+	chrt -o -p 0 "$k1"
+	echo "# SCHED_FIFO 20 on cpu1 beside a starved knapid/1: netdevsim" \
+	     "ping ${held:-?}/1 replies (the control), lo ping ${lo:-?}/1"
+	ktap_test_result "$name" test "${held:-1}" -eq 0 -a "${lo:-0}" -eq 1
 }
 
 # polls_by_comm PATTERN: napi_poll events in the trace buffer whose task
@@ -289,7 +339,7 @@ ktap_print_header
 plan=1
 for c in "${cases[@]}"; do
 	case $c in
-	own_rounds | threadirqs) plan=$((plan + 1)) ;;
+	own_rounds | rt_own_rounds | threadirqs) plan=$((plan + 1)) ;;
 	isolated) plan=$((plan + 2)) ;;
 	*) ktap_exit_fail_msg "unknown case $c" ;;
 	esac
@@ -303,6 +353,7 @@ fi
 for c in "${cases[@]}"; do
 	case $c in
 	own_rounds) case_own_rounds ;;
+	rt_own_rounds) case_rt_own_rounds ;;
 	threadirqs) case_threadirqs ;;
 	isolated) case_isolated ;;
 	esac
