@@ -27,11 +27,14 @@ case $KBASE in
 	;;
 esac
 PATCHES=$TOP/patches/$KBASE
-# the base's scratch trees: work/ for 6.12, work/7.3/ for 7.3
+# the base's scratch trees: work/ for 6.12, work/7.3/ for 7.3; its
+# sabotages (make sabotage): tests/sabotage/, tests/sabotage/7.3/
 if [ "$KBASE" = 6.12 ]; then
 	WORK=${WORK:-$TOP/work}
+	SABOTAGES=$TOP/tests/sabotage
 else
 	WORK=${WORK:-$TOP/work/$KBASE}
+	SABOTAGES=$TOP/tests/sabotage/$KBASE
 fi
 LINUX=$WORK/linux
 # the installed kselftests (build-selftests.sh), what the guest runs

@@ -57,10 +57,8 @@ else
 	failed=$((failed + 1))
 fi
 n=$((n + 1))
-sab=$TOP/tests/sabotage
-[ "$KBASE" = 6.12 ] || sab=$sab/$KBASE
 stale=0
-for s in "$sab"/*.patch; do
+for s in "$SABOTAGES"/*.patch; do
 	[ -e "$s" ] || continue
 	if ! out=$(git -C "$LINUX" apply --check "$s" 2>&1); then
 		echo "# ${s#"$TOP"/} does not apply to the series in $LINUX:"

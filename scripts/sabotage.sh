@@ -19,9 +19,9 @@
 # GUEST_TIMEOUT goes to check.sh.
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-main_work=$TOP/work sab=$TOP/tests/sabotage res=$TOP/results/sabotage
+main_work=$TOP/work res=$TOP/results/sabotage
 if [ "${BASE:-6.12}" != 6.12 ]; then
-	main_work=$TOP/work/$BASE sab=$TOP/tests/sabotage/$BASE res=$TOP/results/sabotage-$BASE
+	main_work=$TOP/work/$BASE res=$TOP/results/sabotage-$BASE
 fi
 export WORK=${SABOTAGE_WORK:-$main_work/sabotage}
 # the guests run a kselftest install of our own, built from the series in
@@ -29,6 +29,7 @@ export WORK=${SABOTAGE_WORK:-$main_work/sabotage}
 # `make check` running at the same time
 export KSFT=$WORK/kselftest
 . "$TOP/scripts/common.sh"
+sab=$SABOTAGES
 
 [ "$(realpath -m "$WORK")" != "$(realpath -m "$main_work")" ] ||
 	die "SABOTAGE_WORK must not be the main work dir: its kernel tree gets reset"

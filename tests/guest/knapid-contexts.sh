@@ -59,12 +59,24 @@ knapid_switches()
 	echo "$sum"
 }
 
-# spin_on CPU: a nice-19 spinner keeps CPU busy (at most 300 s), so that
-# an interrupt there finds a task running
+# spin_on CPU [FIFO_PRIO]: a spinner keeps CPU busy (at most 300 s), so
+# that an interrupt there finds a task running: at nice 19, or at
+# SCHED_FIFO FIFO_PRIO, forked on cpu0 and running once it is on CPU
 spin_on()
 {
-	taskset -c "$1" nice -n 19 timeout 300 sh -c 'while :; do :; done' &
-	SPIN_PIDS+=($!)
+	local pid
+
+	if [ -z "${2:-}" ]; then
+		taskset -c "$1" nice -n 19 timeout 300 sh -c 'while :; do :; done' &
+		SPIN_PIDS+=($!)
+		return
+	fi
+	taskset -c 0 timeout 300 chrt -f "$2" taskset -c "$1" \
+		sh -c 'while :; do :; done' &
+	pid=$!
+	SPIN_PIDS+=("$pid")
+	# it spins once sh is exec'd (a fork can take a second under load)
+	slowwait 10 pgrep -P "$pid" -x sh > /dev/null
 }
 
 spin_stop()
@@ -147,7 +159,7 @@ received()
 case_rt_own_rounds()
 {
 	local name="knapid mode: a SCHED_FIFO task's own lo traffic does not wait for a knapid thread it starves"
-	local k1 spin held lo
+	local k1 held lo
 
 	k1=$(pgrep -x knapid/1)
 	if [ -z "$k1" ]; then
@@ -158,12 +170,7 @@ case_rt_own_rounds()
 	echo 1 > "$SYSCTL"
 	ip -n "$NS_B" link set lo up
 	chrt -f -p 1 "$k1"
-	taskset -c 0 timeout 15 chrt -f 10 taskset -c 1 \
-		sh -c 'while :; do :; done' &
-	spin=$!
-	SPIN_PIDS+=("$spin")
-	# the spinner runs once sh is exec'd at SCHED_FIFO 10 on cpu1
-	slowwait 10 pgrep -P "$spin" -x sh > /dev/null
+	spin_on 1 10
 	held=$(received "$(ip netns exec "$NS_B" chrt -f 20 taskset -c 1 \
 		ping -c 1 -W 1 "$ADDR_A")")
 	lo=$(received "$(ip netns exec "$NS_B" chrt -f 20 taskset -c 1 \
