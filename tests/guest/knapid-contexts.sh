@@ -5,12 +5,15 @@
 #
 #   own_rounds   veth and lo request-response in knapid mode wake no knapid
 #                thread per request: a task's own round runs at its
-#                local_bh_enable(); control: the netdevsim pair's timer
-#                interrupt on a busy CPU wakes knapid for each request
+#                local_bh_enable(); control: netdevsim requests that RPS
+#                steers to a busy CPU wake knapid for each request (the
+#                RPS IPI is an interrupt on both bases; 6.12's netdevsim
+#                schedules its peer's NAPI from the sender's transmit)
 #   rt_own_rounds  a SCHED_FIFO task's own lo round does not wait for
 #                a knapid thread that it starves, even with a round due
 #                there; control: its netdevsim traffic, which a timer
-#                interrupt hands to that thread, does
+#                interrupt hands to that thread, does (7.3 only: 6.12's
+#                netdevsim has no timer, its sender runs the round)
 #   threadirqs   (boot threadirqs) no NAPI poll runs in ksoftirqd in knapid
 #                mode; control: softirq mode polls there
 #   isolated     (boot isolcpus=1) traffic pinned to the isolated CPU
@@ -121,6 +124,15 @@ veth_create()
 	ip -n "$VETH_B" addr add 198.51.100.2/24 dev vb
 }
 
+# rps_to MASK: RPS steers what the pair's DEV_A receives to the CPUs of
+# MASK (hex; 0: off)
+rps_to()
+{
+	# the device's sysfs is in its netns
+	ip netns exec "$NS_A" sh -c \
+		"for f in /sys/class/net/$DEV_A/queues/rx-*/rps_cpus; do echo $1 > \$f; done"
+}
+
 case_own_rounds()
 {
 	local name="knapid mode: a task's own veth and lo traffic wakes no knapid thread"
@@ -133,9 +145,12 @@ case_own_rounds()
 	echo 1 > "$SYSCTL"
 	veth=$(wakes_per_request "$VETH_A" 198.51.100.2)
 	lo=$(wakes_per_request "$VETH_A" 127.0.0.1)
+	rps_to 1
+	spin_on 0
 	nsim=$(wakes_per_request "$NS_B" "$ADDR_A")
+	rps_to 0
 	echo "# knapid wake-ups for $REQUESTS requests, CPU 1 busy: veth $veth," \
-	     "lo $lo; netdevsim (its timer interrupt, the control) $nsim"
+	     "lo $lo; netdevsim with RPS to a busy cpu0 (the control) $nsim"
 	ktap_test_result "$name" test "$veth" -ge 0 -a "$lo" -ge 0 \
 		-a "$veth" -lt $((REQUESTS / 10)) -a "$lo" -lt $((REQUESTS / 10)) \
 		-a "$nsim" -ge $((REQUESTS / 2))
@@ -190,8 +205,9 @@ polls_by_comm()
 		"$TRACEFS/trace"
 }
 
-# trace_pings MODE: REQUESTS pings over the netdevsim pair with knapid_enabled
-# MODE, napi_poll traced; prints "KSOFTIRQD KNAPID" poll counts
+# trace_pings MODE: REQUESTS pings from cpu0 over the netdevsim pair, RPS
+# steering the requests to an idle cpu1, with knapid_enabled MODE,
+# napi_poll traced; prints "KSOFTIRQD KNAPID" poll counts
 trace_pings()
 {
 	echo "$1" > "$SYSCTL"
@@ -199,8 +215,10 @@ trace_pings()
 	echo > "$TRACEFS/trace"
 	echo 1 > "$TRACEFS/events/napi/napi_poll/enable"
 	echo 1 > "$TRACEFS/tracing_on"
-	ip netns exec "$NS_B" ping -q -c "$REQUESTS" -i 0.01 -W 2 "$ADDR_A" \
-		> /dev/null
+	rps_to 2
+	ip netns exec "$NS_B" taskset -c 0 \
+		ping -q -c "$REQUESTS" -i 0.01 -W 2 "$ADDR_A" > /dev/null
+	rps_to 0
 	echo 0 > "$TRACEFS/tracing_on"
 	echo 0 > "$TRACEFS/events/napi/napi_poll/enable"
 	echo "$(polls_by_comm '^ksoftirqd/') $(polls_by_comm '^knapid/')"
@@ -227,8 +245,8 @@ case_threadirqs()
 	read -r -a on <<<"$(trace_pings 1)"
 	echo "# napi_poll events for $REQUESTS pings, ksoftirqd/knapid:" \
 	     "softirq mode ${off[0]}/${off[1]}, knapid mode ${on[0]}/${on[1]}"
-	# the control: with threadirqs a softirq raised by the pair's timer
-	# interrupt runs in ksoftirqd, so softirq mode polls there
+	# the control: with threadirqs a softirq raised by the RPS IPI runs in
+	# ksoftirqd, so softirq mode polls there
 	ktap_test_result "$name" test "${on[0]}" -eq 0 \
 		-a "${on[1]}" -ge "$REQUESTS" -a "${off[0]}" -ge "$REQUESTS"
 }

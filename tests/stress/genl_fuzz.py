@@ -42,7 +42,10 @@ from stresslib import Ktap, record, scaled  # noqa: E402
 KSFT = os.environ.get('KSFT', os.path.join(os.path.dirname(__file__), '../../work/kselftest'))
 sys.path.insert(0, os.path.join(KSFT, 'net'))
 from lib.py import NetdevFamily, NetdevSimDev, NetNS, NlError, ip  # noqa: E402
-from net.lib.ynl.lib.ynl import NlMsgs  # noqa: E402
+try:  # the YNL library of the installed selftests: 6.12, then 7.3's pyynl
+    from net.lib.ynl.lib.ynl import NlMsgs  # noqa: E402
+except ImportError:
+    from net.lib.ynl.pyynl.lib.ynl import NlMsgs  # noqa: E402
 
 MESSAGES = scaled(1500, 10000, 100000)
 NLM_F_REQUEST, NLM_F_ACK, NLM_F_DUMP = 1, 4, 0x300

@@ -78,7 +78,7 @@ arm() {
 	ip netns exec "$NS_A" /usr/bin/python3 "$HOLD" $port "$state" --secs 300 "$@" &
 	srv=$!
 	[[ " $* " == *" --pipes "* ]] && return 0
-	tcp_listen_wait "$NS_A" $port || { echo "# the server does not listen"; return 1; }
+	tcp_listen_wait "$NS_A" $port 60 || { echo "# the server does not listen in 60 s"; return 1; }
 	for ((i = 0; i < conns; i++)); do
 		head -c 16384 /dev/zero | timeout 300 ip netns exec "$NS_B" socat -u - "TCP:$ADDR_A:$port" &
 		clients+=($!)
@@ -178,7 +178,9 @@ sc_fork() {
 }
 
 sc_pipes() {
-	slowwait 10 events_at_least 20 || { echo "# epoll_wait() on pipes found nothing"; return 1; }
+	# the server starts in the background (arm() does not wait for it):
+	# a python start under KASAN and TCG on a loaded host can take 10 s
+	slowwait 60 events_at_least 20 || { echo "# epoll_wait() on pipes found nothing in 60 s"; return 1; }
 	[ "$(napi_watchdogs)" -eq 0 ] || { echo "# a napi_watchdog timer pending without a NAPI"; return 1; }
 }
 
@@ -286,7 +288,7 @@ arm_poller() {
 	ip netns exec "$NS_A" "$POLLER" -p $port -b "$ADDR_A" -o "$state/out" -m 64 \
 		-u 20000 -P 1 -g 64 -d 100 -r 50000 -s 2000000000 -t 120 > "$state/server.out" 2>&1 &
 	srv=$!
-	tcp_listen_wait "$NS_A" $port || { echo "# busy_poller does not listen"; return 1; }
+	tcp_listen_wait "$NS_A" $port 60 || { echo "# busy_poller does not listen in 60 s"; return 1; }
 }
 
 if [ "$kind" = nsim ]; then
