@@ -82,33 +82,36 @@ spin_on()
 	slowwait 10 pgrep -P "$pid" -x sh > /dev/null
 }
 
+# spin_stop [FIRST]: stop the spinners this shell started, from the
+# FIRST-th on (default: all). A subshell ($(...)) must stop only its own:
+# its wait for one of its parent's would last until its own spinner exits.
 spin_stop()
 {
-	local p
+	local first=${1:-0} p
 
-	for p in "${SPIN_PIDS[@]}"; do
+	for p in "${SPIN_PIDS[@]:first}"; do
 		kill "$p" 2>/dev/null
 		wait "$p" 2>/dev/null
 	done
-	SPIN_PIDS=()
+	SPIN_PIDS=("${SPIN_PIDS[@]:0:first}")
 }
 
 # wakes_per_request NS ADDR: knapid switches while REQUESTS pings from
 # netns NS to ADDR, pinned to CPU 1, run beside a spinner on CPU 1
 wakes_per_request()
 {
-	local ns=$1 addr=$2 k0 k1
+	local ns=$1 addr=$2 k0 k1 own=${#SPIN_PIDS[@]}
 
 	spin_on 1
 	k0=$(knapid_switches)
 	ip netns exec "$ns" taskset -c 1 \
 		ping -q -c "$REQUESTS" -i 0.01 -W 2 "$addr" > /dev/null || {
-		spin_stop
+		spin_stop "$own"
 		echo -1
 		return
 	}
 	k1=$(knapid_switches)
-	spin_stop
+	spin_stop "$own"
 	echo $((k1 - k0))
 }
 
@@ -148,6 +151,7 @@ case_own_rounds()
 	rps_to 1
 	spin_on 0
 	nsim=$(wakes_per_request "$NS_B" "$ADDR_A")
+	spin_stop
 	rps_to 0
 	echo "# knapid wake-ups for $REQUESTS requests, CPU 1 busy: veth $veth," \
 	     "lo $lo; netdevsim with RPS to a busy cpu0 (the control) $nsim"
