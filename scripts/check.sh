@@ -115,7 +115,7 @@ done < <(grep -v -e '^\s*#' -e '^\s*$' "$list")
 ktaps+=("$out/lint.ktap")
 {
 	series_patches | sed 's/^/checkpatch /; s/$/ -/'
-	printf '%s -\n' series-files new-files sabotages-apply
+	printf '%s -\n' series-files cc-maintainers new-files sabotages-apply
 	cat "$out"/boot-*/tests.list | awk '{print $1, $2}'
 } > "$out/expected"
 n=0

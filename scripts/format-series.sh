@@ -6,6 +6,7 @@
 # ([PATCH n/N] numbered per series), its `series` file and its cover letter.
 # The cover letters keep the subject and text of the ones in patches/ (their
 # shortlog and diffstat are made anew); a new series gets git's template.
+# Every file gets To: and Cc: from get_maintainer.pl (cc-series.py).
 # The commits since the `base` tag are split by those counts: a commit
 # added to a series is exported once its count is raised.
 # Where the work tree has a git identity of its own (user.name and
@@ -99,5 +100,8 @@ if os.path.exists(old):
     s = s.replace("*** BLURB HERE ***\n", blurb.rstrip("\n") + "\n", 1)
 open(cover, "w").write(s)
 PY
+	# To: and Cc: from get_maintainer.pl and the blamed authors
+	"$TOP/scripts/cc-series.py" write "$LINUX" "$TOP/patches/upstream-authors" "$out/$d" ||
+		die "cannot write the recipients of $d"
 	start=$end
 done

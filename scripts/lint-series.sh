@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # checkpatch.pl --strict on every patch of the series, as KTAP on stdout,
-# then three checks of the series as files: series-files (counts, numbering,
+# then four checks of the series as files: series-files (counts, numbering,
 # [PATCH n/N] subjects and cover letters against the series files,
-# check-series-files.py), new-files (no patch creates a file the
+# check-series-files.py), cc-maintainers (every patch and cover letter
+# goes to everyone get_maintainer.pl and its Fixes: tags name,
+# cc-series.py, netdev CI's cc_maintainers), new-files (no patch creates a file the
 # tarball already has, check-new-files.py) and sabotages-apply (every
 # sabotage of `make sabotage` still applies to the series in the work tree).
 # A patch passes only with no ERROR and no WARNING (CHECKs are shown); the
@@ -19,7 +21,7 @@ export PATH=/usr/bin:$PATH
 mapfile -t patches < <(series_patches)
 failed=0
 echo "TAP version 13"
-echo "1..$((${#patches[@]} + 3))"
+echo "1..$((${#patches[@]} + 4))"
 n=0
 for p in "${patches[@]}"; do
 	n=$((n + 1))
@@ -45,6 +47,16 @@ if out=$("$TOP/scripts/check-series-files.py" "$PATCHES" 2>&1); then
 else
 	sed 's/^/# /' <<<"$out"
 	echo "not ok $n series-files"
+	failed=$((failed + 1))
+fi
+n=$((n + 1))
+mapfile -t dirs < <(series_dirs | sed "s|^|$PATCHES/|")
+if out=$("$TOP/scripts/cc-series.py" check "$LINUX" "$TOP/patches/upstream-authors" \
+	"${dirs[@]}" 2>&1); then
+	echo "ok $n cc-maintainers"
+else
+	sed 's/^/# /' <<<"$out"
+	echo "not ok $n cc-maintainers"
 	failed=$((failed + 1))
 fi
 n=$((n + 1))
@@ -74,6 +86,6 @@ else
 fi
 # the exit code tells the truth: `make lint` fails when any patch does
 if [ $failed -gt 0 ]; then
-	echo "# lint: $failed of $((${#patches[@]} + 3)) checks failed" >&2
+	echo "# lint: $failed of $((${#patches[@]} + 4)) checks failed" >&2
 	exit 1
 fi
