@@ -746,6 +746,27 @@ def goal_list(main, modload, tap=None):
     goals.append(Goal('cyclictest max >= 5x lower with knapid (softirq/knapid >= 5)',
                       ratio(cyc['softirq'], cyc['knapid']), lambda r: r >= 5,
                       cmp(cyc['softirq'], cyc['knapid'])))
+    # the bounds of knapid's design review (issue knapid-design): no cost on
+    # the container path, the flood's NET_RX still off the cyclictest CPU,
+    # and the tap boot's throughput and CPU near softirq
+    for t in PP_TESTS:
+        pp = {m: t1_stat(main, t, m, 'p50_us') for m in ('knapid', 'softirq')}
+        goals.append(Goal(f'design: knapid ping-pong {t[3:]} p50 <= 1.05x softirq',
+                          ratio(pp['knapid'], pp['softirq']), lambda r: r <= 1.05,
+                          cmp(pp['knapid'], pp['softirq'])))
+    netrx = {m: median_spread(per_second(r, ('sched.net_rx_cpu0',)) for r in main.t2(m))
+             for m in ('knapid', 'softirq')}
+    goals.append(Goal('design: knapid NET_RX softirqs on CPU0 under the flood <= 0.2x softirq',
+                      ratio(netrx['knapid'], netrx['softirq']), lambda r: r <= 0.2,
+                      cmp(netrx['knapid'], netrx['softirq'], 0, '/s')))
+    goals.append(Goal(f'design: knapid max throughput >= 0.97x softirq{where}',
+                      ratio(bps['knapid'], bps['softirq']), lambda r: r >= 0.97,
+                      cmp(bps['knapid'], bps['softirq'], 2, 'Gbit/s'), tap=on_tap))
+    busy5 = {m: busy_stat(thr, 'iperf_5', m) for m in ('knapid', 'softirq')}
+    goals.append(Goal(f'design: knapid CPU0 busy at {IPERF_LABEL["iperf_5"]} rate <= 1.15x '
+                      f'softirq{where}',
+                      ratio(busy5['knapid'], busy5['softirq']), lambda r: r <= 1.15,
+                      cmp(busy5['knapid'], busy5['softirq'], 1, '%'), tap=on_tap))
 
     def t3(case, key, load=modload, k=1.0):
         return t3_stat(main, case, load, key, k)

@@ -71,7 +71,9 @@ def test_report_has_goals_tables_and_plots(tmp_path):
     assert r.returncode == 0, r.stderr
     md = (tmp_path / 'out' / 'report.md').read_text()
     goals = md.split('## Goals')[1].split('## Table 1')[0]
-    assert goals.count('| yes |') + goals.count('| no |') == 10
+    # the seed's 10 goals and the design review's 6, of which the fake run
+    # has no data for the NET_RX one (its t2 records carry no counts)
+    assert goals.count('| yes |') + goals.count('| no |') == 15
     for section in ('## Table 1', '## Table 2', '## Table 3'):
         assert section in md
     for png in ('t1_latency', 't1_cpu', 't2_cyclictest', 't3_latency', 't3_cpu',
@@ -85,7 +87,9 @@ def test_report_takes_the_tap_boot_for_throughput_goals(tmp_path):
     assert r.returncode == 0, r.stderr
     md = (tmp_path / 'out' / 'report.md').read_text()
     goals = md.split('## Goals')[1].split('## Table 1')[0]
-    assert goals.count(', tap boot)') == 1 and goals.count('softirq, tap boot') == 2
+    # the seed's throughput and 50%/5% CPU goals, the design review's
+    # throughput and 5% CPU bounds
+    assert goals.count(', tap boot)') == 1 and goals.count('softirq, tap boot') == 4
     tap = md.split('## Table 1b and 2b')[1]
     assert '### Table 1b' in tap and '### Table 2b' in tap
     assert 'ping-pong virtio' in tap and 'ping-pong veth' not in tap
