@@ -41,33 +41,28 @@ for p in "${patches[@]}"; do
 		failed=$((failed + 1))
 	fi
 done
-n=$((n + 1))
-if out=$("$TOP/scripts/check-series-files.py" "$PATCHES" 2>&1); then
-	echo "ok $n series-files"
-else
-	sed 's/^/# /' <<<"$out"
-	echo "not ok $n series-files"
-	failed=$((failed + 1))
-fi
-n=$((n + 1))
+# series_check NAME CMD...: one KTAP line for a check of the series as
+# files, its output shown when it fails
+series_check()
+{
+	local name=$1 out
+
+	shift
+	n=$((n + 1))
+	if out=$("$@" 2>&1); then
+		echo "ok $n $name"
+	else
+		sed 's/^/# /' <<<"$out"
+		echo "not ok $n $name"
+		failed=$((failed + 1))
+	fi
+}
+series_check series-files "$TOP/scripts/check-series-files.py" "$PATCHES"
 mapfile -t dirs < <(series_dirs | sed "s|^|$PATCHES/|")
-if out=$("$TOP/scripts/cc-series.py" check "$LINUX" "$TOP/patches/upstream-authors" \
-	"${dirs[@]}" 2>&1); then
-	echo "ok $n cc-maintainers"
-else
-	sed 's/^/# /' <<<"$out"
-	echo "not ok $n cc-maintainers"
-	failed=$((failed + 1))
-fi
-n=$((n + 1))
+series_check cc-maintainers "$TOP/scripts/cc-series.py" check "$LINUX" \
+	"$TOP/patches/upstream-authors" "${dirs[@]}"
 mapfile -t all < <({ base_fixups; series_patches; } | sed "s|^|$PATCHES/|")
-if out=$("$TOP/scripts/check-new-files.py" "$LINUX" tarball "${all[@]}" 2>&1); then
-	echo "ok $n new-files"
-else
-	sed 's/^/# /' <<<"$out"
-	echo "not ok $n new-files"
-	failed=$((failed + 1))
-fi
+series_check new-files "$TOP/scripts/check-new-files.py" "$LINUX" tarball "${all[@]}"
 n=$((n + 1))
 stale=0
 for s in "$SABOTAGES"/*.patch; do
