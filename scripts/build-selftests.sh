@@ -54,19 +54,24 @@ tar -xzf "$TARBALL" -C "$KSFT"
 # what the tests need from the tarball: a missing piece fails here, not in
 # the guest
 need="kselftest-list.txt run_kselftest.sh net/busy_poll_test.sh net/busy_poller
-      net/knapid.sh net/lib.sh net/settings drivers/net/settings
-      drivers/net/lib/py/__init__.py kselftest/ktap_helpers.sh
-      drivers/net/virtio_net/napi_irq.sh"
-listed="net:busy_poll_test.sh net:knapid.sh drivers/net/virtio_net:napi_irq.sh"
+      net/lib.sh net/settings drivers/net/settings
+      drivers/net/lib/py/__init__.py kselftest/ktap_helpers.sh"
+listed="net:busy_poll_test.sh"
 case $KBASE in
 6.12)
-	need="$need drivers/net/napi_config.py"
-	listed="$listed drivers/net:napi_config.py"
+	need="$need net/knapid.sh drivers/net/napi_config.py
+	      drivers/net/virtio_net/napi_irq.sh"
+	listed="$listed net:knapid.sh drivers/net:napi_config.py
+		drivers/net/virtio_net:napi_irq.sh"
 	;;
 *)
-	need="$need drivers/net/irq_suspend.py drivers/net/napi_threaded.py
+	# tests/guest/napi-irq.sh sources virtio_net_common.sh
+	need="$need drivers/net/virtio_net/virtio_net_common.sh
+	      drivers/net/knapid.py drivers/net/irq_suspend.py
+	      drivers/net/napi_threaded.py
 	      net/lib/ynl/pyynl/cli.py net/lib/specs/netdev.yaml"
-	listed="$listed drivers/net:irq_suspend.py drivers/net:napi_threaded.py"
+	listed="$listed drivers/net:knapid.py drivers/net:irq_suspend.py
+		drivers/net:napi_threaded.py"
 	;;
 esac
 for f in $need; do

@@ -115,7 +115,8 @@ done < <(grep -v -e '^\s*#' -e '^\s*$' "$list")
 ktaps+=("$out/lint.ktap")
 {
 	series_patches | sed 's/^/checkpatch /; s/$/ -/'
-	printf '%s -\n' series-files cc-maintainers new-files sabotages-apply
+	# shellcheck disable=SC2046 # one check per word
+	printf '%s -\n' $(lint_series_checks)
 	cat "$out"/boot-*/tests.list | awk '{print $1, $2}'
 } > "$out/expected"
 n=0

@@ -39,6 +39,20 @@ fi
 LINUX=$WORK/linux
 # the installed kselftests (build-selftests.sh), what the guest runs
 KSFT=${KSFT:-$WORK/kselftest}
+# netdev CI's checks in `make lint` (lint-series.sh): checkpatch with
+# NIPA's flags, and nipa-checks.py's. On 7.3; the 6.12 series still
+# carries the shell tests that 7.3's were rewritten from (knapid.sh,
+# napi_irq.sh), which NIPA would flag: checkpatch --strict alone there.
+NIPA_LINT=0
+[ "$KBASE" = 6.12 ] || NIPA_LINT=1
+NIPA_CHECKS="shellcheck ruff pylint kernel-doc proportions"
+# lint_series_checks: the names of lint-series.sh's checks of the series as
+# files, in order (check.sh expects each one)
+lint_series_checks() {
+	echo series-files cc-maintainers new-files
+	[ "$NIPA_LINT" = 1 ] && echo "$NIPA_CHECKS"
+	echo sabotages-apply
+}
 
 # The Debian archive the machine's apt sources name (deb822 .sources or
 # one-line .list files; not the security archive), e.g.

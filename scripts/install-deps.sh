@@ -22,6 +22,10 @@ APT_PKGS=(
 )
 # virtme-ng is not in bookworm; pin the PyPI release the harness is tested with.
 VIRTME_NG_VERSION=1.38
+# make lint's netdev CI checks (lint-series.sh, nipa-checks.py): NIPA runs
+# a current ruff and pylint, and checkpatch --codespell needs codespell's
+# dictionary; bookworm's are too old or missing. Pinned PyPI releases.
+LINT_PKGS=(ruff==0.17.6 pylint==4.1.4 codespell==2.4.3)
 
 missing=()
 for p in "${APT_PKGS[@]}"; do
@@ -47,4 +51,15 @@ else
 	"$VENV/bin/python3" -m pip install -q "virtme-ng==$VIRTME_NG_VERSION"
 fi
 "$VENV/bin/vng" --version >/dev/null || die "vng does not run"
+lint_missing=()
+for p in "${LINT_PKGS[@]}"; do
+	have=$("$VENV/bin/python3" -m pip show "${p%%==*}" 2>/dev/null || true)
+	grep -qx "Version: ${p#*==}" <<<"$have" || lint_missing+=("$p")
+done
+if [ ${#lint_missing[@]} -gt 0 ]; then
+	log "pip: installing ${lint_missing[*]} into $VENV"
+	"$VENV/bin/python3" -m pip install -q "${lint_missing[@]}"
+else
+	log "${LINT_PKGS[*]} present in $VENV"
+fi
 log "dependencies ok"

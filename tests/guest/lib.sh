@@ -4,9 +4,167 @@
 KSRC=${KSRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/work/linux}
 KSFT=${KSFT:-$(dirname "$KSRC")/kselftest}
 . "$KSFT/kselftest/ktap_helpers.sh"
-# the net selftests' helpers: the linked netdevsim pair (nsim_pair_create),
-# tcp_listen_wait, tcp_transfer_check, task_cpu_ns, softirq_count
+# the net selftests' helpers (setup_ns, slowwait, cleanup_all_ns)
 . "$KSFT/net/lib.sh"
+
+__tcp_listening()
+{
+	ip netns exec "$1" ss -Htln "sport = :$2" | grep -q .
+}
+
+# tcp_listen_wait NS PORT [SECONDS]: wait until a TCP socket listens on PORT
+# in NS; fails after SECONDS (default 20)
+tcp_listen_wait()
+{
+	slowwait "${3:-20}" __tcp_listening "$1" "$2"
+}
+
+# cpus_busy_start: a spinner at nice 19 on every online CPU, for at most
+# 600 s, so that an interrupt finds a task running rather than the idle
+# task, while the test's own tasks lose next to no CPU time to them.
+# cpus_busy_stop ends them (call it from the test's cleanup as well).
+CPUS_BUSY_PIDS=
+cpus_busy_start()
+{
+	local c
+
+	for c in /sys/devices/system/cpu/cpu[0-9]*; do
+		[ "$(cat "$c/online" 2>/dev/null || echo 1)" = 1 ] || continue
+		taskset -c "${c##*cpu}" nice -n 19 \
+			timeout 600 sh -c 'while :; do :; done' &
+		CPUS_BUSY_PIDS="$CPUS_BUSY_PIDS $!"
+	done
+}
+
+cpus_busy_stop()
+{
+	[ -n "$CPUS_BUSY_PIDS" ] || return 0
+	# shellcheck disable=SC2086 # one PID per word
+	kill $CPUS_BUSY_PIDS 2>/dev/null
+	wait $CPUS_BUSY_PIDS 2>/dev/null
+	CPUS_BUSY_PIDS=
+}
+
+# softirq_count NAME [CPU]: how often softirq NAME (NET_RX, TIMER, ...) ran
+# so far on CPU, or summed over the CPUs without CPU (/proc/softirqs)
+softirq_count()
+{
+	awk -v name="$1:" -v col="CPU${2-}" '
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i + 1 }
+		$1 == name {
+			if (c) { print $c; exit }
+			for (i = 2; i <= NF; i++) s += $i
+			print s
+		}' /proc/softirqs
+}
+
+# tcpext_counter NS NAME: the TcpExt counter NAME (BusyPollRxPackets, ...)
+# of netns NS (/proc/net/netstat)
+tcpext_counter()
+{
+	ip netns exec "$1" awk -v name="$2" '
+		$1 == "TcpExt:" && !n { n = split($0, h); next }
+		$1 == "TcpExt:" {
+			for (i = 2; i <= n; i++)
+				if (h[i] == name)
+					print $i
+		}' /proc/net/netstat
+}
+
+# A linked netdevsim pair: one netdevsim device in each of two netns,
+# linked back to back (netdevsim's link_device), so that what one device
+# sends the other receives, through its NAPI.
+NSIM_BUS=/sys/bus/netdevsim
+NSIM_PAIR_IDS=""
+
+# nsim_pair_create ID_A NS_A ID_B NS_B [QUEUES]: netdevsim devices ID_A in
+# NS_A and ID_B in NS_B, one port and QUEUES queues (default 1) each,
+# linked and up. Sets NSIM_DEV_A, NSIM_DEV_B (the interface names),
+# NSIM_IFINDEX_A and NSIM_IFINDEX_B; nsim_pair_destroy removes them.
+nsim_pair_create()
+{
+	local id_a=$1 ns_a=$2 id_b=$3 ns_b=$4 queues=${5:-1}
+	local fd_a fd_b rc
+
+	modprobe -q netdevsim 2>/dev/null
+	[ -w $NSIM_BUS/new_device ] || return 1
+	echo "$id_a 1 $queues" > $NSIM_BUS/new_device || return 1
+	NSIM_PAIR_IDS="$NSIM_PAIR_IDS $id_a"
+	echo "$id_b 1 $queues" > $NSIM_BUS/new_device || return 1
+	NSIM_PAIR_IDS="$NSIM_PAIR_IDS $id_b"
+	udevadm settle 2>/dev/null
+	NSIM_DEV_A=$(ls $NSIM_BUS/devices/netdevsim"$id_a"/net/)
+	NSIM_DEV_B=$(ls $NSIM_BUS/devices/netdevsim"$id_b"/net/)
+	ip link set "$NSIM_DEV_A" netns "$ns_a" &&
+	ip link set "$NSIM_DEV_B" netns "$ns_b" &&
+	ip -n "$ns_a" link set "$NSIM_DEV_A" up &&
+	ip -n "$ns_b" link set "$NSIM_DEV_B" up || return 1
+	NSIM_IFINDEX_A=$(ip netns exec "$ns_a" cat /sys/class/net/"$NSIM_DEV_A"/ifindex)
+	NSIM_IFINDEX_B=$(ip netns exec "$ns_b" cat /sys/class/net/"$NSIM_DEV_B"/ifindex)
+	exec {fd_a}</run/netns/"$ns_a" {fd_b}</run/netns/"$ns_b"
+	echo "$fd_a:$NSIM_IFINDEX_A $fd_b:$NSIM_IFINDEX_B" > $NSIM_BUS/link_device
+	rc=$?
+	exec {fd_a}<&- {fd_b}<&-
+	return $rc
+}
+
+nsim_pair_destroy()
+{
+	local id
+
+	for id in $NSIM_PAIR_IDS; do
+		echo "$id" > $NSIM_BUS/del_device 2>/dev/null
+	done
+	NSIM_PAIR_IDS=""
+}
+
+# tcp_transfer_check FROM_NS TO_NS ADDR PORT FILE [CPU]: FILE over TCP with
+# socat (the sender pinned to CPU if given, each end bounded to 120 s);
+# prints both md5 sums, fails when they differ or an end failed
+tcp_transfer_check()
+{
+	local from=$1 to=$2 addr=$3 port=$4 file=$5 cpu=${6:-}
+	local listen=TCP4-LISTEN connect=TCP4:$addr pin=() out srv rc=0
+	local sum_in sum_out
+
+	if [[ $addr == *:* ]]; then
+		listen=TCP6-LISTEN
+		connect="TCP6:[$addr]"
+	fi
+	[ -n "$cpu" ] && pin=(taskset -c "$cpu")
+	out=$(mktemp)
+	timeout 120 ip netns exec "$to" \
+		socat -u "$listen:$port,reuseaddr" "OPEN:$out,creat,trunc" &
+	srv=$!
+	if ! tcp_listen_wait "$to" "$port"; then
+		kill "$srv" 2>/dev/null
+		wait "$srv"
+		rm -f "$out"
+		echo "# no listener on port $port in $to"
+		return 1
+	fi
+	timeout 120 ip netns exec "$from" "${pin[@]}" \
+		socat -u "OPEN:$file" "$connect:$port" || rc=1
+	wait "$srv" || rc=1
+	sum_in=$(md5sum < "$file")
+	sum_out=$(md5sum < "$out")
+	echo "# $addr:$port: sent $(stat -c %s "$file") bytes md5 ${sum_in%% *}," \
+	     "received $(stat -c %s "$out") bytes md5 ${sum_out%% *}"
+	[ "$sum_in" = "$sum_out" ] || rc=1
+	rm -f "$out"
+	return $rc
+}
+
+# task_cpu_ns PID...: CPU time the tasks used so far, in ns
+task_cpu_ns()
+{
+	local pid sum=0 ns
+
+	for pid in "$@"; do
+		read -r ns _ < "/proc/$pid/schedstat" && sum=$((sum + ns))
+	done
+	echo "$sum"
+}
 
 NS_A=knapid-a-$$
 NS_B=knapid-b-$$
