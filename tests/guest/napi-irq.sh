@@ -330,12 +330,14 @@ test_suspend_busy()
 	napi_set_b 0 0 0
 	[ $((IRQ_B * 25)) -le "$RX_B" ] && [ $((IRQ_B * 2)) -le "$ref" ] || ok=1
 	ktap_test_result "$name" test $ok -eq 0
-	# with the interrupts masked, busy polling takes the packets: at least
-	# twice the share it takes without the suspension (measured 790 of 794,
-	# against 143 of 512 in the reference; the reference alone is about a
-	# quarter, so a bound of its own would pass without any suspension)
+	# with the interrupts masked, busy polling takes the packets: its share
+	# at least halfway from the reference's share to all of them (measured
+	# 790 of 794, against 143 of 512 in the reference with knapid on; the
+	# reference's share alone is a quarter or more, so a fixed bound near
+	# it would pass without any suspension)
+	ktap_print_msg "busy polling took $BUSY_B of $RX_B with the suspension, $ref_busy of $ref_rx without"
 	ktap_test_result "irq suspension: the server's busy polling takes the packets" \
-		test $((BUSY_B * ref_rx)) -ge $((2 * ref_busy * RX_B)) -a "$BUSY_B" -gt 0
+		test $((2 * BUSY_B * ref_rx)) -ge $(((ref_busy + ref_rx) * RX_B)) -a "$BUSY_B" -gt 0
 }
 
 recv_q()
