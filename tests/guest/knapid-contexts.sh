@@ -9,11 +9,12 @@
 #                steers to a busy CPU wake knapid for each request (the
 #                RPS IPI is an interrupt on both bases; 6.12's netdevsim
 #                schedules its peer's NAPI from the sender's transmit)
-#   rt_own_rounds  a SCHED_FIFO task's own lo round does not wait for
-#                a knapid thread that it starves, even with a round due
-#                there; control: its netdevsim traffic, which a timer
-#                interrupt hands to that thread, does (7.3 only: 6.12's
-#                netdevsim has no timer, its sender runs the round)
+#   rt_own_rounds  a SCHED_FIFO task's own lo round, and what that round
+#                leaves, do not wait for a knapid thread that it starves,
+#                even with a round due there; control: its netdevsim
+#                traffic, which a timer interrupt hands to that thread,
+#                does (7.3 only: 6.12's netdevsim has no timer, its
+#                sender runs the round)
 #   threadirqs   (boot threadirqs) no NAPI poll runs in ksoftirqd in knapid
 #                mode; control: softirq mode polls there
 #   isolated     (boot isolcpus=1) traffic pinned to the isolated CPU
@@ -29,6 +30,10 @@ REQUESTS=100
 VETH_A=knapid-va-$$
 VETH_B=knapid-vb-$$
 MODE_ORIG=$(cat "$SYSCTL" 2>/dev/null)
+BUDGET_USECS=/proc/sys/net/core/netdev_budget_usecs
+BUDGET=/proc/sys/net/core/netdev_budget
+USECS_ORIG=$(cat "$BUDGET_USECS")
+BUDGET_ORIG=$(cat "$BUDGET")
 SPIN_PIDS=()
 
 cleanup()
@@ -39,6 +44,8 @@ cleanup()
 		kill "$p" 2>/dev/null
 	done
 	[ -n "$MODE_ORIG" ] && echo "$MODE_ORIG" > "$SYSCTL"
+	echo "$USECS_ORIG" > "$BUDGET_USECS"
+	echo "$BUDGET_ORIG" > "$BUDGET"
 	ip netns del "$VETH_A" 2>/dev/null
 	ip netns del "$VETH_B" 2>/dev/null
 	pair_destroy
@@ -153,11 +160,26 @@ case_own_rounds()
 	nsim=$(wakes_per_request "$NS_B" "$ADDR_A")
 	spin_stop
 	rps_to 0
+	# their IPv6 timers would keep sending into the backlogs
+	ip netns del "$VETH_A"
+	ip netns del "$VETH_B"
 	echo "# knapid wake-ups for $REQUESTS requests, CPU 1 busy: veth $veth," \
 	     "lo $lo; netdevsim with RPS to a busy cpu0 (the control) $nsim"
 	ktap_test_result "$name" test "$veth" -ge 0 -a "$lo" -ge 0 \
 		-a "$veth" -lt $((REQUESTS / 10)) -a "$lo" -lt $((REQUESTS / 10)) \
 		-a "$nsim" -ge $((REQUESTS / 2))
+}
+
+# time_squeeze: NET_RX rounds that ran out of budget or time so far, all
+# CPUs (the third column of /proc/net/softnet_stat, hex)
+time_squeeze()
+{
+	local sum=0 v
+
+	while read -r _ _ v _; do
+		sum=$((sum + 16#$v))
+	done < /proc/net/softnet_stat
+	echo "$sum"
 }
 
 # received OUTPUT: the replies a ping summary in OUTPUT reports
@@ -166,39 +188,77 @@ received()
 	sed -n 's/.* \([0-9]*\) received.*/\1/p' <<<"$1"
 }
 
+# rt_try: one try of case_rt_own_rounds; sets HELD, LO and SQUEEZED
+rt_try()
+{
+	local usecs budget sq0
+
+	chrt -f -p 1 "$K1"
+	spin_on 1 10
+	HELD=$(received "$(ip netns exec "$NS_B" chrt -f 20 taskset -c 1 \
+		ping -c 1 -W 1 "$ADDR_A")")
+	usecs=$(cat "$BUDGET_USECS")
+	budget=$(cat "$BUDGET")
+	echo 1000000 > "$BUDGET_USECS"
+	echo 1 > "$BUDGET"
+	sq0=$(time_squeeze)
+	LO=$(received "$(ip netns exec "$NS_B" chrt -f 20 taskset -c 1 \
+		ping -c 1 -W 2 127.0.0.1)")
+	SQUEEZED=$(($(time_squeeze) - sq0))
+	echo "$budget" > "$BUDGET"
+	echo "$usecs" > "$BUDGET_USECS"
+	spin_stop
+	chrt -o -p 0 "$K1"
+}
+
 # A real-time task outranks knapid/1 (SCHED_FIFO 1 here, under a SCHED_FIFO
 # 10 spinner on cpu1, so it never runs): the netdevsim pair's timer
 # interrupt hands the round of its ping to knapid/1, which holds it (the
 # control: no reply), and from then on a round is due there. The same
 # task's ping over lo is a round of its own, which it must keep
-# (knapid_due()), or it would wait for the starved thread too. Only the
-# first lo ping is asserted: a round that ends with work left hands that
-# work, the lo backlog included, to knapid/1, and later pings then wait
-# for it (1 and 5 of 5 replies in two runs).
+# (knapid_due()), or it would wait for the starved thread too. With
+# netdev_budget at 1 that round polls only the held netdevsim NAPI, first
+# on the list, and leaves the lo backlog: what it leaves must restart in
+# the task, as the softirq's does, not go to knapid/1 (knapid_wanted()).
+# The rounds that ran out of budget meanwhile (time_squeeze) show that
+# the case reached that path. netdev_budget_usecs is lifted to 1 s: the
+# softirq restarts only within the tick its first round started in
+# (MAX_SOFTIRQ_TIME, one jiffy at HZ=250). Up to three tries, each from a
+# released knapid/1, as the softirq also stops restarting when the task
+# is to be preempted (7.3's fair server preempts real-time tasks for the
+# normal ones now and then): ksoftirqd then runs the round, and what its
+# round leaves goes to knapid/1 (ksoftirqd does not outrank it), which
+# lost the lo ping in 1 of 16 traced tries; sabotages 16 and 17 lose it
+# in every try. Packets that another softirq sends into cpu1's backlog
+# go to knapid/1 too, and a lo request that joins that held backlog
+# raises no round: own_rounds deletes its veth netns, whose IPv6 timers
+# did that (4 of 30 first tries after own_rounds lost, one traced; none
+# of 30 without it).
 case_rt_own_rounds()
 {
-	local name="knapid mode: a SCHED_FIFO task's own lo traffic does not wait for a knapid thread it starves"
-	local k1 held lo
+	local name="knapid mode: a SCHED_FIFO task's own lo traffic, and what its round leaves, do not wait for a knapid thread it starves"
+	local try ok=1
 
-	k1=$(pgrep -x knapid/1)
-	if [ -z "$k1" ]; then
+	K1=$(pgrep -x knapid/1)
+	if [ -z "$K1" ]; then
 		ktap_print_msg "needs knapid/1"
 		ktap_test_skip "$name"
 		return
 	fi
 	echo 1 > "$SYSCTL"
 	ip -n "$NS_B" link set lo up
-	chrt -f -p 1 "$k1"
-	spin_on 1 10
-	held=$(received "$(ip netns exec "$NS_B" chrt -f 20 taskset -c 1 \
-		ping -c 1 -W 1 "$ADDR_A")")
-	lo=$(received "$(ip netns exec "$NS_B" chrt -f 20 taskset -c 1 \
-		ping -c 1 -W 2 127.0.0.1)")
-	spin_stop
-	chrt -o -p 0 "$k1"
-	echo "# SCHED_FIFO 20 on cpu1 beside a starved knapid/1: netdevsim" \
-	     "ping ${held:-?}/1 replies (the control), lo ping ${lo:-?}/1"
-	ktap_test_result "$name" test "${held:-1}" -eq 0 -a "${lo:-0}" -eq 1
+	for try in 1 2 3; do
+		rt_try
+		echo "# try $try: SCHED_FIFO 20 on cpu1 beside a starved" \
+		     "knapid/1: netdevsim ping ${HELD:-?}/1 replies (the" \
+		     "control), lo ping ${LO:-?}/1, $SQUEEZED rounds out of budget"
+		if [ "${HELD:-1}" -eq 0 ] && [ "${LO:-0}" -eq 1 ] &&
+		   [ "$SQUEEZED" -ge 1 ]; then
+			ok=0
+			break
+		fi
+	done
+	ktap_test_result "$name" test "$ok" -eq 0
 }
 
 # polls_by_comm PATTERN: napi_poll events in the trace buffer whose task
