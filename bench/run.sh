@@ -36,6 +36,9 @@
 # compares its ratios with the 6.12 report in BENCH_COMPARE.
 set -uo pipefail
 . "$(dirname "$0")/../scripts/common.sh"
+# TIER=vt: the virtual-clock tier, its own script
+[ "${TIER:-}" = vt ] && exec "$TOP/bench/vt.sh"
+[ -z "${TIER:-}" ] || die "TIER=$TIER: vt or nothing"
 
 quick=${QUICK:-}
 case $quick in

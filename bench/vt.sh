@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# `make bench BASE=7.3 TIER=vt`: what knapid is for, measured on the
+# guest's own virtual clock (QEMU icount), where host load drops out.
+#
+# Boots the release kernel under QEMU TCG with `-icount shift=0,sleep=on`
+# (single-threaded TCG, 2 vCPUs; VT_ICOUNT overrides the options) once per
+# icount boot (BOOTS, default "vt vt-2 vt-3"), and once more without icount
+# ("tcg") so that the report shows what the virtual clock buys. In each guest bench/vt_guest.py
+# runs a linked netdevsim pair (traffic that never leaves the guest):
+# cyclictest beside a flood on the CPU where the flood's NAPI runs, the
+# share of that CPU a CPU-bound task keeps, and ping-pong, in softirq,
+# knapid and threaded modes, rounds interleaved. bench/vt_report.py writes
+# report.md (per-boot ratios, their spread, the goals) and the plots.
+# Everything lands in results/bench/<date>-<commit>-7.3-vt[-BOOTS]/; a run
+# of the default boots is copied to reports/ to be committed.
+#
+# VT_ARGS (debugging) is added to vt_guest.py's arguments, e.g.
+# "--rounds 1 --secs 2". 6.12's netdevsim schedules its peer's NAPI from
+# the sender's transmit, not from a timer interrupt: the tier needs 7.3.
+set -uo pipefail
+. "$(dirname "$0")/../scripts/common.sh"
+
+[ "$KBASE" = 7.3 ] ||
+	die "TIER=vt needs BASE=7.3: 6.12's netdevsim runs its peer's NAPI in the sender's transmit, so no interrupt brings work to a busy CPU"
+all_boots="vt vt-2 vt-3 tcg"
+boots=${BOOTS:-$all_boots}
+tmo=${VT_TIMEOUT:-5400}
+icount=${VT_ICOUNT:--icount shift=0,sleep=on}
+commit=$(git -C "$TOP" rev-parse --short HEAD)
+tag=-7.3-vt
+[ "$boots" = "$all_boots" ] || tag=$tag-${boots// /-}
+out=$TOP/results/bench/$(date -u +%F)-$commit$tag
+rm -rf "$out"
+mkdir -p "$out"
+log "bench vt: results in ${out#"$TOP"/}"
+for t in sockperf cyclictest iperf3; do
+	command -v $t > /dev/null || die "$t is missing (make deps installs it)"
+done
+{
+	echo "# host, $(date -u '+%F %T') UTC, $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "make bench BASE=7.3 TIER=vt${BOOTS:+ BOOTS=\"$boots\"}"
+} > "$out/commands.txt"
+
+pid=
+trap '[ -n "$pid" ] && pkill -TERM -P "$pid"' EXIT
+
+# boot NAME QEMU_OPTS: one guest, a progress line every 30 s
+boot() {
+	local name=$1 qemu=$2 rc t0
+	local cmd="/usr/bin/python3 $TOP/bench/vt_guest.py --out $out --boot $name${VT_ARGS:+ $VT_ARGS}"
+	echo "scripts/run-guest.sh release $out $tmo '$cmd' '' '$qemu'" >> "$out/commands.txt"
+	"$TOP/scripts/run-guest.sh" release "$out" "$tmo" "$cmd" "" "$qemu" &
+	pid=$!
+	t0=$(date +%s)
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 30
+		log "bench $name, $(($(date +%s) - t0))s: $(tail -n 1 "$out/progress-$name.log" 2>/dev/null || echo booting)"
+	done
+	wait "$pid"
+	rc=$?
+	pid=
+	mv "$out/console.log" "$out/console-$name.log"
+	[ -s "$out/vt-$name.json" ] ||
+		die "bench vt: the $name boot wrote no results (exit $rc; console: $out/console-$name.log)"
+	"$TOP/scripts/scan-splats.py" "$out/console-$name.log" ||
+		die "bench vt: the $name boot left a kernel splat (above)"
+}
+
+start=$(date +%s)
+for b in $boots; do
+	case $b in
+	vt | vt-[23]) boot "$b" "$icount" ;;
+	tcg) boot tcg "" ;;
+	*) die "BOOTS: vt, vt-2, vt-3 or tcg, not '$b'" ;;
+	esac
+done
+# shellcheck disable=SC2046 # one path per boot, no blanks in them
+/usr/bin/python3 "$TOP/bench/vt_report.py" --icount "$icount" "$out" $(for b in $boots; do echo "$out/vt-$b.json"; done) ||
+	die "bench vt: vt_report.py failed"
+log "bench vt: done in $(($(date +%s) - start))s: $out/report.md"
+if [ "$boots" = "$all_boots" ]; then
+	pub=$TOP/reports/bench-$(basename "$out")
+	rm -rf "$pub"
+	mkdir -p "$pub"
+	cp "$out"/report.md "$out"/*.png "$out"/vt-*.json "$out"/commands.txt "$pub"/ ||
+		die "bench vt: copying the report to $pub failed"
+	log "bench vt: copied to ${pub#"$TOP"/} (commit it)"
+fi

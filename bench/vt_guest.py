@@ -1,0 +1,336 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""In the guest of `make bench TIER=vt`: what knapid is for, on the clock
+the guest runs on.
+
+Under QEMU's icount mode the guest's clock advances with the instructions
+it executes, so host load drops out of every time it measures; traffic
+must then stay inside the guest. 7.3's netdevsim does: a linked pair
+moves each packet to its peer and schedules the peer's NAPI from an
+hrtimer 5 us later (a hard interrupt on the sender's CPU).
+
+Topology: netdevsim pair, vt-a (192.0.2.1, the receiver) and vt-b
+(192.0.2.2, the sender); every server and client runs on vCPU 0. RPS on
+both devices steers what they receive to vCPU 1, the CPU under test, where
+only cyclictest and the CPU-bound task run: its receive work arrives by
+RPS IPI, an interrupt that finds it busy or idle, as a NIC's would. In
+threaded mode the pair's NAPI threads are pinned to vCPU 1 too (RPS to
+their own CPU keeps the backlog in them). The netdevsim NAPIs themselves
+run on vCPU 0, where the peer's timer fires.
+
+Per round, modes rotated (softirq, knapid, threaded: the pair's NAPIs in
+their own threads, pinned to vCPU 1):
+- quiet: cyclictest alone (the floor of this boot);
+- flood: an iperf3 TCP flood b -> a beside cyclictest SCHED_FIFO 90 on
+  vCPU 1: max, p99, p99.9; where vCPU 1's time went (/proc/stat, the
+  knapid, ksoftirqd and napi threads);
+- fair: the same flood beside a CPU-bound task at nice 0 on vCPU 1: the
+  share of vCPU 1 it got, with the polling thread at nice 0 and at nice
+  19 (knapid and threaded); the flood's throughput;
+- rr: sockperf ping-pong b -> a over the pair (through vCPU 1), p50 and
+  p99.
+
+usage: vt_guest.py --out DIR --boot NAME [--rounds N] [--secs S]
+Writes DIR/vt-NAME.json and DIR/progress-NAME.log; exits non-zero, with
+the reason, if a measurement fails.
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from guest_bench import Bench, BenchError  # noqa: E402
+
+KNAPID = '/proc/sys/net/core/knapid_enabled'
+NSIM = '/sys/bus/netdevsim'
+NS_A, NS_B = 'vt-a', 'vt-b'
+IP_A, IP_B = '192.0.2.1', '192.0.2.2'
+ID_A, ID_B = 871, 872
+APP_CPU, TEST_CPU = 0, 1
+IPERF_PORT, PP_PORT = 5201, 11111
+MODES = ('softirq', 'knapid', 'threaded')
+
+
+def sh(cmd, timeout=60):
+    """run a shell command, its stdout; BenchError when it fails"""
+    p = subprocess.run(['sh', '-c', cmd], capture_output=True, text=True,
+                       timeout=timeout, errors='replace')
+    if p.returncode:
+        raise BenchError(f'{cmd}: exit {p.returncode}: {(p.stderr or p.stdout)[-400:]}')
+    return p.stdout
+
+
+def in_ns(ns, cpu, argv):
+    return ['ip', 'netns', 'exec', ns, 'taskset', '-c', str(cpu)] + [str(a) for a in argv]
+
+
+def wait_listen(port, proto, secs=20):
+    """poll until a socket of vt-a listens on PORT (PROTO tcp or udp)"""
+    flag = '-ltn' if proto == 'tcp' else '-lun'
+    end = time.monotonic() + secs
+    while time.monotonic() < end:
+        out = subprocess.run(['ip', 'netns', 'exec', NS_A, 'ss', '-H', flag, f'sport = :{port}'],
+                             capture_output=True, text=True).stdout
+        if out.strip():
+            return
+        time.sleep(0.05)
+    raise BenchError(f'nothing listens on {proto} port {port} in {NS_A} after {secs}s')
+
+
+def hist_stats(out):
+    """cyclictest -h output: Bench.cyclictest_stats plus p99.9"""
+    st = Bench.cyclictest_stats(out)
+    hist = [(int(a), int(b)) for a, b in re.findall(r'^(\d{6}) (\d+)', out, re.M)]
+    n, acc, p999 = st['samples'], 0, None
+    for us, c in hist:
+        acc += c
+        if acc >= 0.999 * n:
+            p999 = us
+            break
+    st['p999_us'] = p999 if p999 is not None else st['max_us']
+    return st
+
+
+def thread_secs():
+    """{comm: CPU seconds} of the knapid, ksoftirqd and napi threads"""
+    hz = os.sysconf('SC_CLK_TCK')
+    return {k: v / hz for k, v in Bench.thread_ticks().items()}
+
+
+class Vt:
+    def __init__(self, args):
+        self.out, self.boot = args.out, args.boot
+        self.rounds, self.secs = args.rounds, args.secs
+        self.logf = open(os.path.join(self.out, f'progress-{self.boot}.log'), 'w')
+        self.res = {'boot': self.boot, 'cmdline': open('/proc/cmdline').read().strip(),
+                    'secs': self.secs, 'rounds': self.rounds, 'records': []}
+        self.devs = {}
+
+    def log(self, msg):
+        line = f'[{time.monotonic():9.1f}] {msg}'
+        print(line, flush=True)
+        self.logf.write(line + '\n')
+        self.logf.flush()
+
+    # -- setup --------------------------------------------------------------
+
+    def setup(self):
+        sh('modprobe -q netdevsim || true')
+        if not os.path.exists(f'{NSIM}/new_device'):
+            raise BenchError('no netdevsim')
+        if not os.path.exists(KNAPID):
+            raise BenchError(f'no {KNAPID}: a kernel without knapid')
+        for ns in (NS_A, NS_B):
+            sh(f'ip netns del {ns} 2>/dev/null; ip netns add {ns}')
+        for nid, ns, ip in ((ID_A, NS_A, IP_A), (ID_B, NS_B, IP_B)):
+            sh(f'echo "{nid} 1 1" > {NSIM}/new_device; udevadm settle 2>/dev/null; true')
+            dev = os.listdir(f'{NSIM}/devices/netdevsim{nid}/net')[0]
+            sh(f'ip link set {dev} netns {ns} && ip -n {ns} link set {dev} up && '
+               f'ip -n {ns} link set lo up && ip -n {ns} addr add {ip}/24 dev {dev}')
+            # no IPv6: its timers would send their own packets meanwhile
+            sh(f'ip netns exec {ns} sysctl -qw net.ipv6.conf.all.disable_ipv6=1')
+            self.devs[ns] = dev
+        ia = sh(f'ip netns exec {NS_A} cat /sys/class/net/{self.devs[NS_A]}/ifindex').strip()
+        ib = sh(f'ip netns exec {NS_B} cat /sys/class/net/{self.devs[NS_B]}/ifindex').strip()
+        sh(f'exec 3</run/netns/{NS_A} 4</run/netns/{NS_B}; '
+           f'echo "3:{ia} 4:{ib}" > {NSIM}/link_device')
+        for ns in (NS_A, NS_B):
+            sh(f'ip netns exec {ns} sh -c "echo {1 << TEST_CPU:x} > '
+               f'/sys/class/net/{self.devs[ns]}/queues/rx-0/rps_cpus"')
+        sh(f'ip netns exec {NS_B} ping -c 3 -i 0.2 -W 2 {IP_A} > /dev/null')
+        self.log(f'netdevsim pair {self.devs[NS_A]} ({NS_A}, {IP_A}) - '
+                 f'{self.devs[NS_B]} ({NS_B}, {IP_B})')
+
+    def teardown(self):
+        for ns in (NS_A, NS_B):
+            subprocess.run(['ip', 'netns', 'del', ns], capture_output=True)
+        for nid in (ID_A, ID_B):
+            subprocess.run(['sh', '-c', f'echo {nid} > {NSIM}/del_device'], capture_output=True)
+
+    def napi_threads(self):
+        """{netns: pid} of the pair's NAPI threads (threaded mode)"""
+        pids = {}
+        for ns in (NS_A, NS_B):
+            for pid in os.listdir('/proc'):
+                if not pid.isdigit():
+                    continue
+                try:
+                    comm = open(f'/proc/{pid}/comm').read().strip()
+                except OSError:
+                    continue
+                if comm.startswith('napi/') and self.devs[ns] in comm:
+                    pids[ns] = int(pid)
+        return pids
+
+    def set_mode(self, mode, nice=0):
+        """MODE with the polling threads (knapid/1 or the NAPI threads) at
+        NICE"""
+        sh(f'echo {1 if mode == "knapid" else 0} > {KNAPID}')
+        want = 1 if mode == 'threaded' else 0
+        for ns in (NS_A, NS_B):
+            sh(f'ip netns exec {ns} sh -c "echo {want} > /sys/class/net/{self.devs[ns]}/threaded"')
+        pids = []
+        if mode == 'threaded':
+            got = self.napi_threads()
+            if len(got) != 2:
+                raise BenchError(f'threaded: NAPI threads {got}, want one per device')
+            pids = list(got.values())
+            for pid in pids:
+                sh(f'taskset -pc {TEST_CPU} {pid} > /dev/null')
+        elif mode == 'knapid':
+            pids = [int(sh(f'pgrep -x knapid/{TEST_CPU}').split()[0])]
+        for pid in pids:
+            sh(f'renice -n {nice} -p {pid} > /dev/null')
+        return pids
+
+    # -- meters -------------------------------------------------------------
+
+    @staticmethod
+    def meters():
+        return time.monotonic(), Bench.cpu_ticks(), thread_secs()
+
+    @staticmethod
+    def delta(m0):
+        t1, cpu1, thr1 = Vt.meters()
+        secs = t1 - m0[0]
+        split = Bench.cpu_split(m0[1], cpu1)[f'cpu{TEST_CPU}']
+        threads = {k: round(100 * (v - m0[2].get(k, 0)) / secs, 2)
+                   for k, v in thr1.items() if v - m0[2].get(k, 0) > 0}
+        return {'secs': round(secs, 3), 'cpu': split, 'threads': threads}
+
+    # -- the flood ----------------------------------------------------------
+
+    def flood(self, secs):
+        """iperf3 server in vt-a and a TCP flood from vt-b, both on vCPU 0,
+        for SECS (+2 s of start); (server, client) processes"""
+        srv = subprocess.Popen(in_ns(NS_A, APP_CPU, ['iperf3', '-s', '-1', '-p', IPERF_PORT]),
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_listen(IPERF_PORT, 'tcp')
+        cli = subprocess.Popen(in_ns(NS_B, APP_CPU, ['iperf3', '-c', IP_A, '-p', IPERF_PORT,
+                                                      '-t', secs + 2, '-J']),
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        time.sleep(1)
+        return srv, cli
+
+    def flood_end(self, srv, cli):
+        try:
+            out, _ = cli.communicate(timeout=self.secs + 120)
+            srv.wait(30)
+        finally:
+            for p in (cli, srv):
+                if p.poll() is None:
+                    p.kill()
+        if cli.returncode:
+            raise BenchError(f'iperf3 flood: exit {cli.returncode}')
+        return json.loads(out)['end']['sum_received']['bits_per_second']
+
+    # -- the measurements ---------------------------------------------------
+
+    def cyclictest(self):
+        out = sh(f'cyclictest -m -q -p 90 -t 1 -a {TEST_CPU} -i 500 -D {self.secs} -h 20000',
+                 timeout=self.secs + 120)
+        return hist_stats(out)
+
+    def quiet(self):
+        return {'test': 'quiet', **self.cyclictest()}
+
+    def flood_rt(self, mode):
+        srv, cli = self.flood(self.secs)
+        m0 = self.meters()
+        try:
+            st = self.cyclictest()
+            d = self.delta(m0)
+        finally:
+            bps = self.flood_end(srv, cli)
+        return {'test': 'flood', 'mode': mode, **st, **d, 'flood_bps': bps}
+
+    def fair(self, mode, nice):
+        self.set_mode(mode, nice)
+        srv, cli = self.flood(self.secs)
+        m0 = self.meters()
+        try:
+            hog = sh('taskset -c %d python3 -c "import time\n'
+                     'end = time.monotonic() + %d\n'
+                     'while time.monotonic() < end:\n    pass\n'
+                     'print(time.process_time())"' % (TEST_CPU, self.secs),
+                     timeout=self.secs + 120)
+            d = self.delta(m0)
+        finally:
+            bps = self.flood_end(srv, cli)
+        share = 100 * float(hog.split()[-1]) / d['secs']
+        return {'test': 'fair', 'mode': mode, 'nice': nice, 'hog_pct': round(share, 2),
+                **d, 'flood_bps': bps}
+
+    def rr(self, mode):
+        srv = subprocess.Popen(in_ns(NS_A, APP_CPU, ['sockperf', 'server', '-i', IP_A,
+                                                     '-p', PP_PORT]),
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            wait_listen(PP_PORT, 'udp')
+            out = sh(' '.join(in_ns(NS_B, APP_CPU, ['sockperf', 'ping-pong', '-i', IP_A,
+                                                     '-p', PP_PORT, '-t', self.secs,
+                                                     '-m', 64, '--full-rtt'])),
+                     timeout=self.secs + 120)
+        finally:
+            srv.kill()
+            srv.wait()
+        st = Bench.sockperf_stats(out)
+        return {'test': 'rr', 'mode': mode, **st}
+
+    def run(self):
+        self.setup()
+        try:
+            for r in range(self.rounds):
+                q = self.quiet()
+                self.res['records'].append({'round': r, **q})
+                self.log(f'round {r + 1}/{self.rounds} quiet: cyclictest max {q["max_us"]} us, '
+                         f'p99 {q["p99_us"]} us')
+                modes = MODES[r % len(MODES):] + MODES[:r % len(MODES)]
+                for mode in modes:
+                    self.set_mode(mode)
+                    f = self.flood_rt(mode)
+                    self.res['records'].append({'round': r, **f})
+                    self.log(f'round {r + 1} {mode}: flood {f["flood_bps"] / 1e9:.2f} Gbit/s, '
+                             f'cyclictest max {f["max_us"]} p99.9 {f["p999_us"]} us; '
+                             f'threads {f["threads"]}')
+                    for nice in ((0,) if mode == 'softirq' else (0, 19)):
+                        h = self.fair(mode, nice)
+                        self.res['records'].append({'round': r, **h})
+                        self.log(f'round {r + 1} {mode} nice {nice}: the CPU-bound task got '
+                                 f'{h["hog_pct"]}% of vCPU {TEST_CPU}; threads {h["threads"]}')
+                    self.set_mode(mode)
+                    p = self.rr(mode)
+                    self.res['records'].append({'round': r, **p})
+                    self.log(f'round {r + 1} {mode}: ping-pong p50 {p.get("p50_us")} us')
+        finally:
+            self.set_mode('softirq')
+            self.teardown()
+        path = os.path.join(self.out, f'vt-{self.boot}.json')
+        with open(path, 'w') as f:
+            json.dump(self.res, f, indent=1)
+        self.log(f'wrote {path}')
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n', 1)[0])
+    ap.add_argument('--out', required=True)
+    ap.add_argument('--boot', required=True)
+    ap.add_argument('--rounds', type=int, default=3)
+    ap.add_argument('--secs', type=int, default=3)
+    args = ap.parse_args()
+    try:
+        Vt(args).run()
+    except (BenchError, subprocess.TimeoutExpired, OSError) as e:
+        traceback.print_exc()
+        print(f'vt_guest: {e}', file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,112 @@
+"""make bench TIER=vt: the guest's parsers and the report's verdicts, on
+generated data."""
+import json
+import pathlib
+import subprocess
+import sys
+
+HERE = pathlib.Path(__file__).parent
+BENCH = HERE.parent.parent / 'bench'
+PY = '/usr/bin/python3'   # the one with matplotlib
+sys.path.insert(0, str(BENCH))
+
+import vt_guest  # noqa: E402
+import vt_report  # noqa: E402
+
+
+def cyclictest_out(hist, over=0, mx=None):
+    """cyclictest -h output with HIST {us: count}"""
+    lines = ['# Histogram'] + [f'{us:06d} {c:06d}' for us, c in sorted(hist.items())]
+    lines += [f'# Total: {sum(hist.values()):09d}', '# Min Latencies: 00001',
+              '# Avg Latencies: 00010',
+              f'# Max Latencies: {mx if mx is not None else max(hist):05d}',
+              f'# Histogram Overflows: {over:05d}']
+    return '\n'.join(lines) + '\n'
+
+
+def test_hist_stats_quantiles():
+    # 1000 samples: 990 at 10 us, 9 at 500 us, 1 at 9000 us
+    st = vt_guest.hist_stats(cyclictest_out({10: 990, 500: 9, 9000: 1}))
+    assert (st['p99_us'], st['p999_us'], st['max_us'], st['samples']) == (10, 500, 9000, 1000)
+    # an overflow counts as a sample beyond the histogram: p99.9 falls on it
+    st = vt_guest.hist_stats(cyclictest_out({10: 998}, over=2, mx=25000))
+    assert st['p999_us'] == 25000
+
+
+def boot(name, soft_max, knapid_max, threaded_max, hog, rr=(100.0, 115.0, 101.0), rounds=3):
+    """a vt-NAME.json: HOG {(mode, nice): share}"""
+    recs = []
+    for r in range(rounds):
+        recs.append({'round': r, 'test': 'quiet', 'max_us': 700, 'p99_us': 20, 'p999_us': 60})
+        for m, mx, p50 in zip(vt_report.MODES, (soft_max, knapid_max, threaded_max), rr):
+            recs.append({'round': r, 'test': 'flood', 'mode': m, 'max_us': mx, 'p99_us': 30,
+                         'p999_us': 90, 'flood_bps': 1e9, 'secs': 3.0,
+                         'cpu': {'softirq': 40.0 if m == 'softirq' else 1.0},
+                         'threads': {'knapid/1': 35.0} if m == 'knapid' else {}})
+            for nice in ((0,) if m == 'softirq' else (0, 19)):
+                recs.append({'round': r, 'test': 'fair', 'mode': m, 'nice': nice,
+                             'hog_pct': hog[(m, nice)], 'secs': 3.0, 'cpu': {}, 'threads': {},
+                             'flood_bps': 1e9})
+            recs.append({'round': r, 'test': 'rr', 'mode': m, 'p50_us': p50, 'p99_us': p50 * 2})
+    cmd = 'console=ttyS0' + (' icount' if name.startswith('vt') else '')
+    return {'boot': name, 'cmdline': cmd, 'secs': 3, 'rounds': rounds, 'records': recs}
+
+
+GOOD = {('softirq', 0): 30.0, ('knapid', 0): 48.0, ('knapid', 19): 90.0,
+        ('threaded', 0): 47.0, ('threaded', 19): 88.0}
+
+
+def run_report(tmp_path, boots):
+    files = []
+    for b in boots:
+        p = tmp_path / f'vt-{b["boot"]}.json'
+        p.write_text(json.dumps(b))
+        files.append(str(p))
+    subprocess.run([PY, str(BENCH / 'vt_report.py'), str(tmp_path)] + files, check=True,
+                   capture_output=True)
+    assert (tmp_path / 'vt.png').stat().st_size > 1000
+    return (tmp_path / 'report.md').read_text()
+
+
+def goal_row(md, start):
+    rows = [line for line in md.splitlines() if line.startswith(f'| {start}')]
+    assert len(rows) == 1, rows
+    return [c.strip() for c in rows[0].strip('|').split('|')]
+
+
+def test_goals_per_icount_boot(tmp_path):
+    # knapid cuts the max 8000 -> 800 (10x) in both icount boots, threaded
+    # only 8000 -> 6000; the tcg boot (no verdicts) would miss everything
+    md = run_report(tmp_path, [boot('vt', 8000, 800, 6000, GOOD),
+                               boot('vt-2', 8100, 900, 5000, GOOD),
+                               boot('tcg', 20000, 30000, 30000,
+                                    {k: 5.0 for k in GOOD})])
+    row = goal_row(md, 'knapid cuts the cyclictest max')
+    assert row[1:3] == ['10.00 / 9.00', 'met']
+    row = goal_row(md, 'per-NAPI threaded cuts')
+    assert row[1:3] == ['1.33 / 1.62', 'missed']
+    assert goal_row(md, 'a CPU-bound task keeps at least 40%')[1:3] == ['48.00 / 48.00', 'met']
+    assert goal_row(md, 'at least 80% with knapid/1')[2] == 'met'
+    # the figures of the tcg boot are shown, beside the others
+    assert '| tcg | 700 | 20000 / 90 | 30000 / 90 | 30000 / 90 | 0.67 | 0.67 |' in md
+    assert '| vt | knapid | 1.0 | knapid/1 35.0 |' in md
+
+
+def test_boots_that_disagree_leave_a_goal_undecided(tmp_path):
+    low = dict(GOOD)
+    low[('knapid', 0)] = 30.0
+    md = run_report(tmp_path, [boot('vt', 8000, 800, 6000, GOOD),
+                               boot('vt-2', 8000, 5000, 6000, low)])
+    assert goal_row(md, 'knapid cuts the cyclictest max')[1:3] == ['10.00 / 1.60', 'undecided']
+    assert goal_row(md, 'a CPU-bound task keeps at least 40%')[1:3] == \
+        ['48.00 / 30.00', 'undecided']
+
+
+def test_ping_pong_ratio_and_its_round_range(tmp_path):
+    b = boot('vt', 8000, 800, 6000, GOOD)
+    # knapid's per-round p50s 112, 115, 118 against softirq's 100
+    k = [r for r in b['records'] if r['test'] == 'rr' and r['mode'] == 'knapid']
+    for r, v in zip(k, (112.0, 115.0, 118.0)):
+        r['p50_us'] = v
+    md = run_report(tmp_path, [b])
+    assert '| vt | 1.150 | 1.12-1.18 | 1.010 |' in md
