@@ -25,8 +25,10 @@ their own threads, pinned to vCPU 1):
   vCPU 1: max, p99, p99.9; where vCPU 1's time went (/proc/stat, the
   knapid, ksoftirqd and napi threads);
 - fair: the same flood beside a CPU-bound task at nice 0 on vCPU 1: the
-  share of vCPU 1 it got, with the polling thread at nice 0 and at nice
-  19 (knapid and threaded); the flood's throughput;
+  work it gets done against the same task alone in that round (the share
+  of vCPU 1 it keeps), with the polling thread at nice 0 and at nice 19
+  (knapid and threaded), and the CPU time charged to it; the flood's
+  throughput;
 - rr: sockperf ping-pong b -> a over the pair (through vCPU 1), p50 and
   p99.
 
@@ -250,22 +252,39 @@ class Vt:
             bps = self.flood_end(srv, cli)
         return {'test': 'flood', 'mode': mode, **st, **d, 'flood_bps': bps}
 
-    def fair(self, mode, nice):
+    def hog(self):
+        """a CPU-bound task on vCPU 1 for SECS: (loops it ran, the CPU
+        seconds the kernel charged to it)"""
+        out = sh('taskset -c %d python3 -c "import time\n'
+                 'end, n = time.monotonic() + %d, 0\n'
+                 'while time.monotonic() < end:\n    n += 1\n'
+                 'print(n, time.process_time())"' % (TEST_CPU, self.secs),
+                 timeout=self.secs + 120)
+        n, cpu = out.split()[-2:]
+        return int(n), float(cpu)
+
+    def hog_alone(self):
+        """the CPU-bound task without traffic: its loops per second are
+        this round's 100%"""
+        n, cpu = self.hog()
+        return {'test': 'hog_alone', 'loops': n, 'cpu_secs': cpu}
+
+    def fair(self, mode, nice, alone):
+        """the share of vCPU 1 the CPU-bound task keeps beside the flood:
+        its loops against ALONE's (work done, whoever the kernel charged
+        NET_RX to: without IRQ_TIME_ACCOUNTING a softirq that interrupts
+        it is charged to it), and the CPU time charged to it"""
         self.set_mode(mode, nice)
         srv, cli = self.flood(self.secs)
         m0 = self.meters()
         try:
-            hog = sh('taskset -c %d python3 -c "import time\n'
-                     'end = time.monotonic() + %d\n'
-                     'while time.monotonic() < end:\n    pass\n'
-                     'print(time.process_time())"' % (TEST_CPU, self.secs),
-                     timeout=self.secs + 120)
+            n, cpu = self.hog()
             d = self.delta(m0)
         finally:
             bps = self.flood_end(srv, cli)
-        share = 100 * float(hog.split()[-1]) / d['secs']
-        return {'test': 'fair', 'mode': mode, 'nice': nice, 'hog_pct': round(share, 2),
-                **d, 'flood_bps': bps}
+        return {'test': 'fair', 'mode': mode, 'nice': nice,
+                'hog_pct': round(100 * n / alone['loops'], 2),
+                'charged_pct': round(100 * cpu / d['secs'], 2), **d, 'flood_bps': bps}
 
     def rr(self, mode):
         srv = subprocess.Popen(in_ns(NS_A, APP_CPU, ['sockperf', 'server', '-i', IP_A,
@@ -291,6 +310,9 @@ class Vt:
                 self.res['records'].append({'round': r, **q})
                 self.log(f'round {r + 1}/{self.rounds} quiet: cyclictest max {q["max_us"]} us, '
                          f'p99 {q["p99_us"]} us')
+                alone = self.hog_alone()
+                self.res['records'].append({'round': r, **alone})
+                self.log(f'round {r + 1} the CPU-bound task alone: {alone["loops"]} loops')
                 modes = MODES[r % len(MODES):] + MODES[:r % len(MODES)]
                 for mode in modes:
                     self.set_mode(mode)
@@ -300,10 +322,12 @@ class Vt:
                              f'cyclictest max {f["max_us"]} p99.9 {f["p999_us"]} us; '
                              f'threads {f["threads"]}')
                     for nice in ((0,) if mode == 'softirq' else (0, 19)):
-                        h = self.fair(mode, nice)
+                        h = self.fair(mode, nice, alone)
                         self.res['records'].append({'round': r, **h})
-                        self.log(f'round {r + 1} {mode} nice {nice}: the CPU-bound task got '
-                                 f'{h["hog_pct"]}% of vCPU {TEST_CPU}; threads {h["threads"]}')
+                        self.log(f'round {r + 1} {mode} nice {nice}: the CPU-bound task did '
+                                 f'{h["hog_pct"]}% of its work alone (charged '
+                                 f'{h["charged_pct"]}% of vCPU {TEST_CPU}); threads '
+                                 f'{h["threads"]}')
                     self.set_mode(mode)
                     p = self.rr(mode)
                     self.res['records'].append({'round': r, **p})

@@ -73,8 +73,9 @@ def summarize(res):
             fa = [r for r in recs if r['test'] == 'fair' and r['mode'] == m and
                   r['nice'] == nice]
             d[f'hog_{nice}'] = median(r['hog_pct'] for r in fa)
+            d[f'charged_{nice}'] = median(r.get('charged_pct') for r in fa)
         if m == 'softirq':
-            d['hog_19'] = None
+            d['hog_19'] = d['charged_19'] = None
         s[m] = d
     for m in MODES[1:]:
         base, d = s['softirq'], s[m]
@@ -158,14 +159,19 @@ def report(out, sums, icount):
                      ' | '.join(f'{fmt(s[m]["max_us"], "d")} / {fmt(s[m]["p999_us"], "d")}'
                                 for m in MODES) +
                      f' | {fmt(s["knapid"]["max_cut"])} | {fmt(s["threaded"]["max_cut"])} |')
-    lines += ['', '## Fairness: the CPU-bound task\'s share of the flooded CPU (%, median)',
-              '', '| boot | softirq | knapid nice 0 | knapid nice 19 | threaded nice 0 | '
+    lines += ['', '## Fairness: the CPU-bound task\'s share of the flooded CPU', '',
+              'The work it got done beside the flood against the same task alone in that '
+              'round (%, median over the rounds); in brackets the CPU time the kernel charged '
+              'to it (without IRQ_TIME_ACCOUNTING a softirq that interrupts it is charged to '
+              'it).', '', '| boot | softirq | knapid nice 0 | knapid nice 19 | threaded nice 0 | '
               'threaded nice 19 |', '|---|---|---|---|---|---|']
+
+    def cell(d, nice):
+        return f'{fmt(d[f"hog_{nice}"], ".1f")} ({fmt(d[f"charged_{nice}"], ".0f")})'
     for s in sums:
-        lines.append(f'| {s["boot"]} | {fmt(s["softirq"]["hog_0"], ".1f")} | '
-                     f'{fmt(s["knapid"]["hog_0"], ".1f")} | {fmt(s["knapid"]["hog_19"], ".1f")}'
-                     f' | {fmt(s["threaded"]["hog_0"], ".1f")} | '
-                     f'{fmt(s["threaded"]["hog_19"], ".1f")} |')
+        lines.append(f'| {s["boot"]} | {cell(s["softirq"], 0)} | {cell(s["knapid"], 0)} | '
+                     f'{cell(s["knapid"], 19)} | {cell(s["threaded"], 0)} | '
+                     f'{cell(s["threaded"], 19)} |')
     lines += ['', '## Where the flooded CPU\'s NET_RX time went (median % of a CPU during '
               'the flood, cyclictest beside it)', '', '| boot | mode | softirq in /proc/stat | '
               'threads |', '|---|---|---|---|']

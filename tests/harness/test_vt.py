@@ -45,7 +45,8 @@ def boot(name, soft_max, knapid_max, threaded_max, hog, rr=(100.0, 115.0, 101.0)
                          'threads': {'knapid/1': 35.0} if m == 'knapid' else {}})
             for nice in ((0,) if m == 'softirq' else (0, 19)):
                 recs.append({'round': r, 'test': 'fair', 'mode': m, 'nice': nice,
-                             'hog_pct': hog[(m, nice)], 'secs': 3.0, 'cpu': {}, 'threads': {},
+                             'hog_pct': hog[(m, nice)], 'charged_pct': 99.0, 'secs': 3.0,
+                             'cpu': {}, 'threads': {},
                              'flood_bps': 1e9})
             recs.append({'round': r, 'test': 'rr', 'mode': m, 'p50_us': p50, 'p99_us': p50 * 2})
     cmd = 'console=ttyS0' + (' icount' if name.startswith('vt') else '')
@@ -90,6 +91,7 @@ def test_goals_per_icount_boot(tmp_path):
     # the figures of the tcg boot are shown, beside the others
     assert '| tcg | 700 | 20000 / 90 | 30000 / 90 | 30000 / 90 | 0.67 | 0.67 |' in md
     assert '| vt | knapid | 1.0 | knapid/1 35.0 |' in md
+    assert '| vt | 30.0 (99) | 48.0 (99) | 90.0 (99) | 47.0 (99) | 88.0 (99) |' in md
 
 
 def test_boots_that_disagree_leave_a_goal_undecided(tmp_path):
