@@ -19,6 +19,9 @@ APT_PKGS=(
 	# make -C tools/testing/selftests TARGETS="net drivers/net": its C
 	# programs (ncdevmem: libmnl), and its BPF objects (clang, libbpf)
 	clang llvm libcap-dev libmnl-dev libnuma-dev zlib1g-dev pkg-config
+	# make lint's netdev CI checks: shellcheck on the shell tests a patch
+	# adds (nipa-checks.py)
+	shellcheck
 )
 # virtme-ng is not in bookworm; pin the PyPI release the harness is tested with.
 VIRTME_NG_VERSION=1.38

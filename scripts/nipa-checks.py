@@ -53,8 +53,11 @@ def is_shell(tree, path):
 
 def run_tool(tree, cmd, path):
     """The findings (output lines) of CMD on PATH, run from TREE."""
-    res = subprocess.run([*cmd, path], cwd=tree, capture_output=True,
-                         text=True, check=False)
+    try:
+        res = subprocess.run([*cmd, path], cwd=tree, capture_output=True,
+                             text=True, check=False)
+    except FileNotFoundError:
+        sys.exit(f"{cmd[0]} is missing (make deps installs it)")
     lines = (res.stdout + res.stderr).splitlines()
     return [line for line in lines if line.strip()]
 
