@@ -74,8 +74,9 @@ def summarize(res):
                   r['nice'] == nice]
             d[f'hog_{nice}'] = median(r['hog_pct'] for r in fa)
             d[f'charged_{nice}'] = median(r.get('charged_pct') for r in fa)
+            d[f'fair_bps_{nice}'] = median(r['flood_bps'] for r in fa)
         if m == 'softirq':
-            d['hog_19'] = d['charged_19'] = None
+            d['hog_19'] = d['charged_19'] = d['fair_bps_19'] = None
         s[m] = d
     for m in MODES[1:]:
         base, d = s['softirq'], s[m]
@@ -163,11 +164,14 @@ def report(out, sums, icount):
               'The work it got done beside the flood against the same task alone in that '
               'round (%, median over the rounds); in brackets the CPU time the kernel charged '
               'to it (without IRQ_TIME_ACCOUNTING a softirq that interrupts it is charged to '
-              'it).', '', '| boot | softirq | knapid nice 0 | knapid nice 19 | threaded nice 0 | '
+              'it) and the flood\'s Gbit/s meanwhile.', '',
+              '| boot | softirq | knapid nice 0 | knapid nice 19 | threaded nice 0 | '
               'threaded nice 19 |', '|---|---|---|---|---|---|']
 
     def cell(d, nice):
-        return f'{fmt(d[f"hog_{nice}"], ".1f")} ({fmt(d[f"charged_{nice}"], ".0f")})'
+        bps = d[f'fair_bps_{nice}']
+        return (f'{fmt(d[f"hog_{nice}"], ".1f")} ({fmt(d[f"charged_{nice}"], ".0f")}, '
+                f'{fmt(bps / 1e9 if bps else None)})')
     for s in sums:
         lines.append(f'| {s["boot"]} | {cell(s["softirq"], 0)} | {cell(s["knapid"], 0)} | '
                      f'{cell(s["knapid"], 19)} | {cell(s["threaded"], 0)} | '

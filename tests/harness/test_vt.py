@@ -91,7 +91,8 @@ def test_goals_per_icount_boot(tmp_path):
     # the figures of the tcg boot are shown, beside the others
     assert '| tcg | 700 | 20000 / 90 | 30000 / 90 | 30000 / 90 | 0.67 | 0.67 |' in md
     assert '| vt | knapid | 1.0 | knapid/1 35.0 |' in md
-    assert '| vt | 30.0 (99) | 48.0 (99) | 90.0 (99) | 47.0 (99) | 88.0 (99) |' in md
+    assert '| vt | 30.0 (99, 1.00) | 48.0 (99, 1.00) | 90.0 (99, 1.00) | 47.0 (99, 1.00) | ' \
+        '88.0 (99, 1.00) |' in md
 
 
 def test_boots_that_disagree_leave_a_goal_undecided(tmp_path):
