@@ -36,6 +36,7 @@
 # compares its ratios with the 6.12 report in BENCH_COMPARE.
 set -uo pipefail
 . "$(dirname "$0")/../scripts/common.sh"
+. "$(dirname "$0")/lib.sh"
 # TIER=vt: the virtual-clock tier, its own script
 [ "${TIER:-}" = vt ] && exec "$TOP/bench/vt.sh"
 [ -z "${TIER:-}" ] || die "TIER=$TIER: vt or nothing"
@@ -90,19 +91,7 @@ boot() {
 	local name=$1 append=$2 nics=$3 rc
 	shift 3
 	local cmd="/usr/bin/python3 $TOP/bench/guest_bench.py --out $out --ksrc $LINUX --shim $out/epoll_shim.so --commit $commit --boot $name $qflag${len:+ $len}${BENCH_ARGS:+ $BENCH_ARGS}"
-	local t0
-	echo "$* scripts/run-guest.sh $flavour $out $tmo '$cmd' '$append' '$nics'" >> "$out/commands.txt"
-	"$@" "$TOP/scripts/run-guest.sh" "$flavour" "$out" "$tmo" "$cmd" "$append" "$nics" &
-	pid=$!
-	t0=$(date +%s)
-	while kill -0 "$pid" 2>/dev/null; do
-		sleep 30
-		log "bench $name, $(($(date +%s) - t0))s: $(tail -n 1 "$out/progress-$name.log" 2>/dev/null || echo booting)"
-	done
-	wait "$pid"
-	rc=$?
-	pid=
-	mv "$out/console.log" "$out/console-$name.log"
+	bench_guest "$name" "$cmd" "$append" "$nics" "$@"
 	grep -q '^\[bench.*\] done$' "$out/progress-$name.log" 2>/dev/null ||
 		die "bench: the $name boot did not finish (exit $rc): $(grep FAILED "$out/progress-$name.log" 2>/dev/null | tail -n 1) (console: $out/console-$name.log)"
 	"$TOP/scripts/scan-splats.py" "$out/console-$name.log" ||

@@ -20,12 +20,14 @@
 # the sender's transmit, not from a timer interrupt: the tier needs 7.3.
 set -uo pipefail
 . "$(dirname "$0")/../scripts/common.sh"
+. "$(dirname "$0")/lib.sh"
 
 [ "$KBASE" = 7.3 ] ||
 	die "TIER=vt needs BASE=7.3: 6.12's netdevsim runs its peer's NAPI in the sender's transmit, so no interrupt brings work to a busy CPU"
 all_boots="vt vt-2 vt-3 tcg"
 boots=${BOOTS:-$all_boots}
 tmo=${VT_TIMEOUT:-5400}
+flavour=release
 icount=${VT_ICOUNT:--icount shift=0,sleep=off}
 commit=$(git -C "$TOP" rev-parse --short HEAD)
 tag=-7.3-vt
@@ -47,20 +49,8 @@ trap '[ -n "$pid" ] && pkill -TERM -P "$pid"' EXIT
 
 # boot NAME QEMU_OPTS: one guest, a progress line every 30 s
 boot() {
-	local name=$1 qemu=$2 rc t0
-	local cmd="/usr/bin/python3 $TOP/bench/vt_guest.py --out $out --boot $name${VT_ARGS:+ $VT_ARGS}"
-	echo "scripts/run-guest.sh release $out $tmo '$cmd' '' '$qemu'" >> "$out/commands.txt"
-	"$TOP/scripts/run-guest.sh" release "$out" "$tmo" "$cmd" "" "$qemu" &
-	pid=$!
-	t0=$(date +%s)
-	while kill -0 "$pid" 2>/dev/null; do
-		sleep 30
-		log "bench $name, $(($(date +%s) - t0))s: $(tail -n 1 "$out/progress-$name.log" 2>/dev/null || echo booting)"
-	done
-	wait "$pid"
-	rc=$?
-	pid=
-	mv "$out/console.log" "$out/console-$name.log"
+	local name=$1 qemu=$2 rc
+	bench_guest "$name" "/usr/bin/python3 $TOP/bench/vt_guest.py --out $out --boot $name${VT_ARGS:+ $VT_ARGS}" "" "$qemu"
 	[ -s "$out/vt-$name.json" ] ||
 		die "bench vt: the $name boot wrote no results (exit $rc; console: $out/console-$name.log)"
 	"$TOP/scripts/scan-splats.py" "$out/console-$name.log" ||
