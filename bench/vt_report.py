@@ -156,8 +156,8 @@ def report(out, sums, icount):
               ' | '.join(f'{m} max / p99.9' for m in MODES) +
               ' | knapid cut | threaded cut |', '|' + '---|' * (5 + len(MODES))]
     for s in sums:
-        lines.append(f'| {s["boot"]} | {fmt(s["quiet"]["max_us"], "d")} | ' +
-                     ' | '.join(f'{fmt(s[m]["max_us"], "d")} / {fmt(s[m]["p999_us"], "d")}'
+        lines.append(f'| {s["boot"]} | {fmt(s["quiet"]["max_us"], ".0f")} | ' +
+                     ' | '.join(f'{fmt(s[m]["max_us"], ".0f")} / {fmt(s[m]["p999_us"], ".0f")}'
                                 for m in MODES) +
                      f' | {fmt(s["knapid"]["max_cut"])} | {fmt(s["threaded"]["max_cut"])} |')
     lines += ['', '## Fairness: the CPU-bound task\'s share of the flooded CPU', '',

@@ -15,6 +15,11 @@
 #                traffic, which a timer interrupt hands to that thread,
 #                does (7.3 only: 6.12's netdevsim has no timer, its
 #                sender runs the round)
+#   rt_yield     in knapid mode a NET_RX round ends once a SCHED_FIFO task
+#                waits for its CPU: under a flood that RPS steers to cpu1,
+#                no more than one NAPI poll runs between cyclictest's wake-up
+#                there and its switch-in; control: softirq mode, whose
+#                round goes on polling
 #   threadirqs   (boot threadirqs) no NAPI poll runs in ksoftirqd in knapid
 #                mode; control: softirq mode polls there
 #   isolated     (boot isolcpus=1) traffic pinned to the isolated CPU
@@ -261,6 +266,114 @@ case_rt_own_rounds()
 	ktap_test_result "$name" test "$ok" -eq 0
 }
 
+# polls_while_waiting: "MAX WAITS LONG HIST" from the trace of cpu1: the
+# most napi_poll events between a wake-up of the SCHED_FIFO 90 cyclictest
+# thread (kernel prio 9) and its switch-in, the number of such waits, how
+# many of them saw more than two polls, and how many saw 0,1,2,... polls
+polls_while_waiting()
+{
+	awk '/sched_wakeup: comm=cyclictest .* prio=9 / { w = 1; n = 0; next }
+	     w && /napi_poll:/ { n++ }
+	     w && /sched_switch: .* next_comm=cyclictest .* next_prio=9/ {
+		if (n > max) max = n
+		if (n > 2) long++
+		hist[n]++
+		waits++
+		w = 0
+	     }
+	     END {
+		h = hist[0] + 0
+		for (i = 1; i <= max; i++) h = h "," hist[i] + 0
+		print max + 0, waits + 0, long + 0, h
+	     }' "$TRACEFS/trace"
+}
+
+# flood_waits MODE: a TCP flood B -> A for 3 s, both ends on cpu0, RPS
+# steering what A receives to cpu1, beside cyclictest SCHED_FIFO 90 on
+# cpu1, with knapid_enabled MODE and cpu1's napi_poll, sched_wakeup and
+# sched_switch traced; prints polls_while_waiting, or "-1 0 0 -" when
+# the flood failed
+flood_waits()
+{
+	local ev srv rc
+
+	echo "$1" > "$SYSCTL"
+	echo 0 > "$TRACEFS/tracing_on"
+	echo > "$TRACEFS/trace"
+	echo 2 > "$TRACEFS/tracing_cpumask"
+	for ev in napi/napi_poll sched/sched_wakeup sched/sched_switch; do
+		echo 1 > "$TRACEFS/events/$ev/enable"
+	done
+	ip netns exec "$NS_A" taskset -c 0 iperf3 -s -1 -p 5201 > /dev/null &
+	srv=$!
+	tcp_listen_wait "$NS_A" 5201 || { kill "$srv"; echo -1 0 0 -; return; }
+	echo 1 > "$TRACEFS/tracing_on"
+	ip netns exec "$NS_B" taskset -c 0 timeout 60 \
+		iperf3 -c "$ADDR_A" -p 5201 -t 4 > /dev/null &
+	# (it warns that the guest has no /dev/cpu_dma_latency)
+	cyclictest -m -q -p 90 -t 1 -a 1 -i 1000 -D 3 > /dev/null 2>&1
+	echo 0 > "$TRACEFS/tracing_on"
+	wait $!
+	rc=$?
+	wait "$srv"
+	for ev in napi/napi_poll sched/sched_wakeup sched/sched_switch; do
+		echo 0 > "$TRACEFS/events/$ev/enable"
+	done
+	if [ "$rc" -ne 0 ]; then
+		echo -1 0 0 -
+	else
+		polls_while_waiting
+	fi
+	echo > "$TRACEFS/trace"
+}
+
+# In knapid mode a round ends when a task waits to preempt the one it runs
+# in (knapid_yields()): a SCHED_FIFO task woken on the flooded CPU runs
+# after the NAPI poll in progress, not after the round. Counted in polls,
+# not in time, so that TCG's timing noise does not matter. The round's
+# own limits are lifted (netdev_budget 100000, netdev_budget_usecs 1 s),
+# so that only the poll list running empty or the yield ends it; the
+# control is softirq mode, whose round polls on past the wake-up.
+case_rt_yield()
+{
+	local name="knapid mode: a round ends once a SCHED_FIFO task waits for its CPU"
+	local on off t kb mask
+
+	for t in cyclictest iperf3; do
+		if ! command -v $t > /dev/null; then
+			ktap_print_msg "needs $t"
+			ktap_test_skip "$name"
+			return
+		fi
+	done
+	mountpoint -q $TRACEFS || mount -t tracefs none $TRACEFS
+	if [ ! -d "$TRACEFS/events/napi/napi_poll" ]; then
+		ktap_print_msg "no napi:napi_poll tracepoint"
+		ktap_test_skip "$name"
+		return
+	fi
+	rps_to 2
+	echo 1000000 > "$BUDGET_USECS"
+	echo 100000 > "$BUDGET"
+	# "7 (expanded: 1408)" before the first use
+	kb=$(sed 's/.*expanded: \([0-9]*\).*/\1/' "$TRACEFS/buffer_size_kb")
+	mask=$(cat "$TRACEFS/tracing_cpumask")
+	echo 8192 > "$TRACEFS/buffer_size_kb"
+	read -r -a off <<<"$(flood_waits 0)"
+	read -r -a on <<<"$(flood_waits 1)"
+	echo "$BUDGET_ORIG" > "$BUDGET"
+	echo "$USECS_ORIG" > "$BUDGET_USECS"
+	echo "$kb" > "$TRACEFS/buffer_size_kb"
+	echo "$mask" > "$TRACEFS/tracing_cpumask"
+	rps_to 0
+	echo "# NAPI polls between a SCHED_FIFO wake-up on the flooded cpu1" \
+	     "and its switch-in, most / waits / waits with more than 2 /" \
+	     "waits with 0,1,2,... polls: softirq mode (the control)" \
+	     "${off[*]}; knapid mode ${on[*]}"
+	ktap_test_result "$name" test "${on[0]}" -ge 0 -a "${on[1]}" -ge 500 \
+		-a "${on[2]}" -eq 0 -a "${off[2]}" -ge 5
+}
+
 # polls_by_comm PATTERN: napi_poll events in the trace buffer whose task
 # matches PATTERN (awk regex on the task-pid column)
 polls_by_comm()
@@ -488,7 +601,8 @@ ktap_print_header
 plan=1
 for c in "${cases[@]}"; do
 	case $c in
-	own_rounds | rt_own_rounds | threadirqs) plan=$((plan + 1)) ;;
+	own_rounds | rt_own_rounds | rt_yield | threadirqs)
+		plan=$((plan + 1)) ;;
 	isolated) plan=$((plan + 2)) ;;
 	*) ktap_exit_fail_msg "unknown case $c" ;;
 	esac
@@ -503,6 +617,7 @@ for c in "${cases[@]}"; do
 	case $c in
 	own_rounds) case_own_rounds ;;
 	rt_own_rounds) case_rt_own_rounds ;;
+	rt_yield) case_rt_yield ;;
 	threadirqs) case_threadirqs ;;
 	isolated) case_isolated ;;
 	esac

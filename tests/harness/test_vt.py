@@ -113,3 +113,30 @@ def test_ping_pong_ratio_and_its_round_range(tmp_path):
         r['p50_us'] = v
     md = run_report(tmp_path, [b])
     assert '| vt | 1.150 | 1.12-1.18 | 1.010 |' in md
+
+
+def test_vt_waits_finds_the_longest_wait_of_the_rt_thread(tmp_path):
+    import vt_waits  # noqa: E402
+    ev = [
+        # a wake-up of the SCHED_FIFO thread that waits 3 ms behind two
+        # polls; the main thread (prio 120), woken and run meanwhile, is
+        # not the one measured
+        '  knapid/1-41 [001] DNh2. 10.000000: sched_waking: comm=cyclictest pid=9 prio=9 target_cpu=001',
+        '  knapid/1-41 [001] bN... 10.001000: napi_poll: napi poll on napi struct 00 for device (no_device) work 64 budget 64',
+        '  knapid/1-41 [001] DNh2. 10.001500: sched_waking: comm=cyclictest pid=8 prio=120 target_cpu=001',
+        '  knapid/1-41 [001] d..2. 10.001600: sched_switch: prev_comm=knapid/1 prev_pid=41 prev_prio=120 prev_state=R+ ==> next_comm=cyclictest next_pid=8 next_prio=120',
+        '  cyclictest-8 [001] d..2. 10.001700: sched_switch: prev_comm=cyclictest prev_pid=8 prev_prio=120 prev_state=S ==> next_comm=knapid/1 next_pid=41 next_prio=120',
+        '  knapid/1-41 [001] bN... 10.002000: napi_poll: napi poll on napi struct 01 for device eni1np1 work 3 budget 64',
+        '  knapid/1-41 [001] d..2. 10.003000: sched_switch: prev_comm=knapid/1 prev_pid=41 prev_prio=120 prev_state=R+ ==> next_comm=cyclictest next_pid=9 next_prio=9',
+        # a short wait
+        '  <idle>-0 [001] d.h2. 10.100000: sched_waking: comm=cyclictest pid=9 prio=9 target_cpu=001',
+        '  <idle>-0 [001] d..2. 10.100010: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=cyclictest next_pid=9 next_prio=9',
+    ]
+    trace = tmp_path / 'trace-knapid.txt'
+    trace.write_text('# tracer: nop\n' + '\n'.join(ev) + '\n')
+    found = vt_waits.waits(vt_waits.parse(trace))
+    assert [round(w[0] * 1e6) for w in found] == [3000, 10]
+    secs, a, b = found[0]
+    kinds = [vt_waits.kind(e[1], e[3], e[4]) for e in vt_waits.parse(trace)[a:b + 1]]
+    assert kinds.count('napi_poll (no_device) in knapid/1') == 1
+    assert kinds.count('napi_poll eni1np1 in knapid/1') == 1
