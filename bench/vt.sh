@@ -5,13 +5,16 @@
 # Boots the release kernel under QEMU TCG with `-icount shift=0,sleep=off`
 # (single-threaded TCG, 2 vCPUs; VT_ICOUNT overrides the options: on a
 # loaded host the sleep=off boot can time out in udev, use sleep=on) once per
-# icount boot (BOOTS, default "vt vt-2 vt-3"), and once more without icount
-# ("tcg") so that the report shows what the virtual clock buys. In each guest bench/vt_guest.py
-# runs a linked netdevsim pair (traffic that never leaves the guest):
-# cyclictest beside a flood on the CPU where the flood's NAPI runs, the
-# share of that CPU a CPU-bound task keeps, and ping-pong, in softirq,
-# knapid and threaded modes, rounds interleaved. bench/vt_report.py writes
-# report.md (per-boot ratios, their spread, the goals) and the plots.
+# icount boot (BOOTS, default "vt vt-2 vt-3"), once more under icount with
+# `threadirqs` (vt-threadirqs), and once without icount ("tcg") so that the
+# report shows what the virtual clock buys. In each guest bench/vt_guest.py
+# runs a linked netdevsim pair (traffic that never leaves the guest), a
+# veth pair and lo: cyclictest beside a flood on the CPU where the flood's
+# receive work runs, the share of that CPU a CPU-bound task keeps (at nice
+# 0 and at SCHED_FIFO), the CPU time per MB, and ping-pong, in softirq,
+# knapid, per-NAPI threaded and threaded busy-poll modes, rounds
+# interleaved. bench/vt_report.py writes report.md (per-boot ratios, their
+# spread, the goals) and the plots.
 # Everything lands in results/bench/<date>-<commit>-7.3-vt[-BOOTS]/; a run
 # of the default boots is copied to reports/ to be committed.
 #
@@ -24,7 +27,7 @@ set -uo pipefail
 
 [ "$KBASE" = 7.3 ] ||
 	die "TIER=vt needs BASE=7.3: 6.12's netdevsim runs its peer's NAPI in the sender's transmit, so no interrupt brings work to a busy CPU"
-all_boots="vt vt-2 vt-3 tcg"
+all_boots="vt vt-2 vt-3 vt-threadirqs tcg"
 boots=${BOOTS:-$all_boots}
 tmo=${VT_TIMEOUT:-5400}
 flavour=release
@@ -47,10 +50,10 @@ done
 pid=
 trap '[ -n "$pid" ] && pkill -TERM -P "$pid"' EXIT
 
-# boot NAME QEMU_OPTS: one guest, a progress line every 30 s
+# boot NAME QEMU_OPTS [CMDLINE]: one guest, a progress line every 30 s
 boot() {
-	local name=$1 qemu=$2 rc
-	bench_guest "$name" "/usr/bin/python3 $TOP/bench/vt_guest.py --out $out --boot $name${VT_ARGS:+ $VT_ARGS}" "" "$qemu"
+	local name=$1 qemu=$2 append=${3:-} rc
+	bench_guest "$name" "/usr/bin/python3 $TOP/bench/vt_guest.py --out $out --boot $name --ksrc $LINUX${VT_ARGS:+ $VT_ARGS}" "$append" "$qemu"
 	[ -s "$out/vt-$name.json" ] ||
 		die "bench vt: the $name boot wrote no results (exit $rc; console: $out/console-$name.log)"
 	"$TOP/scripts/scan-splats.py" "$out/console-$name.log" ||
@@ -61,8 +64,9 @@ start=$(date +%s)
 for b in $boots; do
 	case $b in
 	vt | vt-[23]) boot "$b" "$icount" ;;
+	vt-threadirqs) boot "$b" "$icount" threadirqs ;;
 	tcg) boot tcg "" ;;
-	*) die "BOOTS: vt, vt-2, vt-3 or tcg, not '$b'" ;;
+	*) die "BOOTS: vt, vt-2, vt-3, vt-threadirqs or tcg, not '$b'" ;;
 	esac
 done
 # shellcheck disable=SC2046 # one path per boot, no blanks in them

@@ -14,12 +14,16 @@ Topology: netdevsim pair, vt-a (192.0.2.1, the receiver) and vt-b
 both devices steers what they receive to vCPU 1, the CPU under test, where
 only cyclictest and the CPU-bound task run: its receive work arrives by
 RPS IPI, an interrupt that finds it busy or idle, as a NIC's would. In
-threaded mode the pair's NAPI threads are pinned to vCPU 1 too (RPS to
-their own CPU keeps the backlog in them). The netdevsim NAPIs themselves
-run on vCPU 0, where the peer's timer fires.
+threaded and busypoll modes the pair's NAPI threads are pinned to vCPU 1
+too (RPS to their own CPU keeps the backlog in them). Otherwise the
+netdevsim NAPIs themselves run on vCPU 0, where the peer's timer fires.
+A veth pair (vt-va 198.51.100.1, vt-vb 198.51.100.2) and vt-a's lo carry
+request-response without a device NAPI: the path of containers, where a
+task's own transmit raises the round.
 
-Per round, modes rotated (softirq, knapid, threaded: the pair's NAPIs in
-their own threads, pinned to vCPU 1):
+Per round, modes rotated (softirq; knapid; threaded: napi-set threaded
+enabled on the pair's NAPIs; busypoll: napi-set threaded busy-poll),
+each thread pinned to vCPU 1:
 - quiet: cyclictest alone (the floor of this boot);
 - flood: an iperf3 TCP flood b -> a beside cyclictest SCHED_FIFO 90 on
   vCPU 1: max, p99, p99.9; where vCPU 1's time went (/proc/stat, the
@@ -27,12 +31,18 @@ their own threads, pinned to vCPU 1):
 - fair: the same flood beside a CPU-bound task at nice 0 on vCPU 1: the
   work it gets done against the same task alone in that round (the share
   of vCPU 1 it keeps), with the polling thread at nice 0 and at nice 19
-  (knapid and threaded), and the CPU time charged to it; the flood's
-  throughput;
-- rr: sockperf ping-pong b -> a over the pair (through vCPU 1), p50 and
-  p99.
+  (knapid, threaded, busypoll), and the CPU time charged to it; the
+  flood's throughput;
+- fifo: the same CPU-bound task at SCHED_FIFO 10, the polling threads at
+  nice 0: its share, and what the flood still gets through;
+- rate: a TCP stream at a fixed 1 Gbit/s, and the flood above at the
+  maximum: the guest CPU time (both vCPUs, virtual time under icount)
+  spent per MB received;
+- rr: sockperf ping-pong over the pair (client and server on vCPU 0, the
+  receive work on vCPU 1), and over veth and lo (server on vCPU 1, client
+  on vCPU 0), p50 and p99, and the context switches per round trip.
 
-usage: vt_guest.py --out DIR --boot NAME [--rounds N] [--secs S]
+usage: vt_guest.py --out DIR --boot NAME --ksrc LINUX [--rounds N] [--secs S]
 Writes DIR/vt-NAME.json and DIR/progress-NAME.log; exits non-zero, with
 the reason, if a measurement fails.
 """
@@ -53,10 +63,19 @@ KNAPID = '/proc/sys/net/core/knapid_enabled'
 NSIM = '/sys/bus/netdevsim'
 NS_A, NS_B = 'vt-a', 'vt-b'
 IP_A, IP_B = '192.0.2.1', '192.0.2.2'
+NS_VA, NS_VB = 'vt-va', 'vt-vb'
+IP_VA, IP_VB = '198.51.100.1', '198.51.100.2'
 ID_A, ID_B = 871, 872
 APP_CPU, TEST_CPU = 0, 1
 IPERF_PORT, PP_PORT = 5201, 11111
-MODES = ('softirq', 'knapid', 'threaded')
+MODES = ('softirq', 'knapid', 'threaded', 'busypoll')
+# napi-set's "threaded" for each mode
+THREADED = {'threaded': 'enabled', 'busypoll': 'busy-poll'}
+# request-response paths: (server netns, client netns, address, server CPU)
+PATHS = {'pair': (NS_A, NS_B, IP_A, APP_CPU), 'veth': (NS_VA, NS_VB, IP_VA, TEST_CPU),
+         'lo': (NS_A, NS_A, '127.0.0.1', TEST_CPU)}
+RATE = '1G'
+FIFO_PRIO = 10
 
 
 def sh(cmd, timeout=60):
@@ -72,17 +91,17 @@ def in_ns(ns, cpu, argv):
     return ['ip', 'netns', 'exec', ns, 'taskset', '-c', str(cpu)] + [str(a) for a in argv]
 
 
-def wait_listen(port, proto, secs=20):
-    """poll until a socket of vt-a listens on PORT (PROTO tcp or udp)"""
+def wait_listen(port, proto, secs=20, ns=NS_A):
+    """poll until a socket of netns NS listens on PORT (PROTO tcp or udp)"""
     flag = '-ltn' if proto == 'tcp' else '-lun'
     end = time.monotonic() + secs
     while time.monotonic() < end:
-        out = subprocess.run(['ip', 'netns', 'exec', NS_A, 'ss', '-H', flag, f'sport = :{port}'],
+        out = subprocess.run(['ip', 'netns', 'exec', ns, 'ss', '-H', flag, f'sport = :{port}'],
                              capture_output=True, text=True).stdout
         if out.strip():
             return
         time.sleep(0.05)
-    raise BenchError(f'nothing listens on {proto} port {port} in {NS_A} after {secs}s')
+    raise BenchError(f'nothing listens on {proto} port {port} in {ns} after {secs}s')
 
 
 def hist_stats(out):
@@ -99,6 +118,14 @@ def hist_stats(out):
     return st
 
 
+def ctxt():
+    """context switches since boot, all CPUs"""
+    for line in open('/proc/stat'):
+        if line.startswith('ctxt '):
+            return int(line.split()[1])
+    raise BenchError('no ctxt line in /proc/stat')
+
+
 def thread_secs():
     """{comm: CPU seconds} of the knapid, ksoftirqd and napi threads"""
     hz = os.sysconf('SC_CLK_TCK')
@@ -107,12 +134,14 @@ def thread_secs():
 
 class Vt:
     def __init__(self, args):
-        self.out, self.boot = args.out, args.boot
+        self.out, self.boot, self.ksrc = args.out, args.boot, args.ksrc
         self.rounds, self.secs = args.rounds, args.secs
         self.logf = open(os.path.join(self.out, f'progress-{self.boot}.log'), 'w')
         self.res = {'boot': self.boot, 'cmdline': open('/proc/cmdline').read().strip(),
                     'secs': self.secs, 'rounds': self.rounds, 'records': []}
         self.devs = {}
+        self.napi_ids = {}
+        self.threaded = {}
 
     def log(self, msg):
         line = f'[{time.monotonic():9.1f}] {msg}'
@@ -146,46 +175,62 @@ class Vt:
             sh(f'ip netns exec {ns} sh -c "echo {1 << TEST_CPU:x} > '
                f'/sys/class/net/{self.devs[ns]}/queues/rx-0/rps_cpus"')
         sh(f'ip netns exec {NS_B} ping -c 3 -i 0.2 -W 2 {IP_A} > /dev/null')
-        self.log(f'netdevsim pair {self.devs[NS_A]} ({NS_A}, {IP_A}) - '
-                 f'{self.devs[NS_B]} ({NS_B}, {IP_B})')
+        for ns in (NS_A, NS_B):
+            got = self.ynl(ns, '--dump', 'napi-get', {'ifindex': int(ia if ns == NS_A else ib)})
+            if not got or len(got) != 1:
+                raise BenchError(f'{self.devs[ns]}: napi-get lists {got}, want one NAPI')
+            self.napi_ids[ns] = got[0]['id']
+            self.threaded[ns] = got[0].get('threaded', 'disabled')
+        for ns in (NS_VA, NS_VB):
+            sh(f'ip netns del {ns} 2>/dev/null; ip netns add {ns}; ip -n {ns} link set lo up; '
+               f'ip netns exec {ns} sysctl -qw net.ipv6.conf.all.disable_ipv6=1')
+        sh(f'ip link add vt-va netns {NS_VA} type veth peer name vt-vb netns {NS_VB}')
+        for ns, dev, ip in ((NS_VA, 'vt-va', IP_VA), (NS_VB, 'vt-vb', IP_VB)):
+            sh(f'ip -n {ns} addr add {ip}/24 dev {dev} && ip -n {ns} link set {dev} up')
+        sh(f'ip netns exec {NS_VB} ping -c 3 -i 0.2 -W 2 {IP_VA} > /dev/null')
+        self.log(f'netdevsim pair {self.devs[NS_A]} ({NS_A}, {IP_A}, NAPI '
+                 f'{self.napi_ids[NS_A]}) - {self.devs[NS_B]} ({NS_B}, {IP_B}, NAPI '
+                 f'{self.napi_ids[NS_B]}); veth {IP_VA} ({NS_VA}) - {IP_VB} ({NS_VB})')
+
+    def ynl(self, ns, kind, op, attrs):
+        """the YNL CLI of the tree in netns NS; its JSON answer"""
+        cli = os.path.join(self.ksrc, 'tools/net/ynl/pyynl/cli.py')
+        spec = os.path.join(self.ksrc, 'Documentation/netlink/specs/netdev.yaml')
+        p = subprocess.run(['ip', 'netns', 'exec', ns, '/usr/bin/python3', cli, '--spec', spec,
+                            '--no-schema', '--output-json', kind, op, '--json',
+                            json.dumps(attrs)], capture_output=True, text=True, timeout=120)
+        if p.returncode:
+            raise BenchError(f'ynl {kind} {op} {attrs} in {ns}: exit {p.returncode}: '
+                             f'{(p.stderr or p.stdout)[-400:]}')
+        return json.loads(p.stdout) if p.stdout.strip() else None
 
     def teardown(self):
-        for ns in (NS_A, NS_B):
+        for ns in (NS_A, NS_B, NS_VA, NS_VB):
             subprocess.run(['ip', 'netns', 'del', ns], capture_output=True)
         for nid in (ID_A, ID_B):
             subprocess.run(['sh', '-c', f'echo {nid} > {NSIM}/del_device'], capture_output=True)
 
-    def napi_threads(self):
-        """{netns: pid} of the pair's NAPI threads (threaded mode)"""
-        pids = {}
-        for ns in (NS_A, NS_B):
-            for pid in os.listdir('/proc'):
-                if not pid.isdigit():
-                    continue
-                try:
-                    comm = open(f'/proc/{pid}/comm').read().strip()
-                except OSError:
-                    continue
-                if comm.startswith('napi/') and self.devs[ns] in comm:
-                    pids[ns] = int(pid)
-        return pids
-
     def set_mode(self, mode, nice=0):
-        """MODE with the polling threads (knapid/1 or the NAPI threads) at
-        NICE"""
+        """MODE with the polling threads (knapid/1, or the pair's NAPI
+        threads, pinned to vCPU 1) at NICE; their pids"""
+        if mode not in MODES:
+            raise BenchError(f'unknown mode {mode}')
         sh(f'echo {1 if mode == "knapid" else 0} > {KNAPID}')
-        want = 1 if mode == 'threaded' else 0
-        for ns in (NS_A, NS_B):
-            sh(f'ip netns exec {ns} sh -c "echo {want} > /sys/class/net/{self.devs[ns]}/threaded"')
+        want = THREADED.get(mode, 'disabled')
         pids = []
-        if mode == 'threaded':
-            got = self.napi_threads()
-            if len(got) != 2:
-                raise BenchError(f'threaded: NAPI threads {got}, want one per device')
-            pids = list(got.values())
-            for pid in pids:
-                sh(f'taskset -pc {TEST_CPU} {pid} > /dev/null')
-        elif mode == 'knapid':
+        for ns in (NS_A, NS_B):
+            nid = self.napi_ids[ns]
+            if self.threaded[ns] != want:
+                self.ynl(ns, '--do', 'napi-set', {'id': nid, 'threaded': want})
+                self.threaded[ns] = want
+            if want == 'disabled':
+                continue
+            got = self.ynl(ns, '--do', 'napi-get', {'id': nid})
+            if got.get('threaded') != want or not got.get('pid'):
+                raise BenchError(f'napi-set threaded {want} on NAPI {nid} reads back as {got}')
+            pids.append(got['pid'])
+            sh(f'taskset -pc {TEST_CPU} {got["pid"]} > /dev/null')
+        if mode == 'knapid':
             pids = [int(sh(f'pgrep -x knapid/{TEST_CPU}').split()[0])]
         for pid in pids:
             sh(f'renice -n {nice} -p {pid} > /dev/null')
@@ -204,18 +249,23 @@ class Vt:
         split = Bench.cpu_split(m0[1], cpu1)[f'cpu{TEST_CPU}']
         threads = {k: round(100 * (v - m0[2].get(k, 0)) / secs, 2)
                    for k, v in thr1.items() if v - m0[2].get(k, 0) > 0}
-        return {'secs': round(secs, 3), 'cpu': split, 'threads': threads}
+        # CPU seconds of both vCPUs (virtual time under icount)
+        busy = sum(100 - v['idle'] for v in Bench.cpu_split(m0[1], cpu1).values()) / 100 * secs
+        return {'secs': round(secs, 3), 'cpu': split, 'threads': threads,
+                'busy_cpu_secs': round(busy, 4)}
 
     # -- the flood ----------------------------------------------------------
 
-    def flood(self, secs):
-        """iperf3 server in vt-a and a TCP flood from vt-b, both on vCPU 0,
-        for SECS (+2 s of start); (server, client) processes"""
+    def flood(self, secs, rate=None):
+        """iperf3 server in vt-a and a TCP flood from vt-b (at RATE, or as
+        fast as it goes), both on vCPU 0, for SECS (+2 s of start);
+        (server, client) processes"""
         srv = subprocess.Popen(in_ns(NS_A, APP_CPU, ['iperf3', '-s', '-1', '-p', IPERF_PORT]),
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_listen(IPERF_PORT, 'tcp')
         cli = subprocess.Popen(in_ns(NS_B, APP_CPU, ['iperf3', '-c', IP_A, '-p', IPERF_PORT,
-                                                      '-t', secs + 2, '-J']),
+                                                      '-t', secs + 2, '-J'] +
+                                     (['-b', rate] if rate else [])),
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         time.sleep(1)
         return srv, cli
@@ -252,13 +302,14 @@ class Vt:
             bps = self.flood_end(srv, cli)
         return {'test': 'flood', 'mode': mode, **st, **d, 'flood_bps': bps}
 
-    def hog(self):
-        """a CPU-bound task on vCPU 1 for SECS: (loops it ran, the CPU
-        seconds the kernel charged to it)"""
-        out = sh('taskset -c %d python3 -c "import time\n'
+    def hog(self, fifo=False):
+        """a CPU-bound task on vCPU 1 for SECS (at SCHED_FIFO FIFO_PRIO if
+        FIFO): (loops it ran, the CPU seconds the kernel charged to it)"""
+        chrt = f'chrt -f {FIFO_PRIO} ' if fifo else ''
+        out = sh('%staskset -c %d python3 -c "import time\n'
                  'end, n = time.monotonic() + %d, 0\n'
                  'while time.monotonic() < end:\n    n += 1\n'
-                 'print(n, time.process_time())"' % (TEST_CPU, self.secs),
+                 'print(n, time.process_time())"' % (chrt, TEST_CPU, self.secs),
                  timeout=self.secs + 120)
         n, cpu = out.split()[-2:]
         return int(n), float(cpu)
@@ -269,69 +320,63 @@ class Vt:
         n, cpu = self.hog()
         return {'test': 'hog_alone', 'loops': n, 'cpu_secs': cpu}
 
-    def fair(self, mode, nice, alone):
-        """the share of vCPU 1 the CPU-bound task keeps beside the flood:
-        its loops against ALONE's (work done, whoever the kernel charged
-        NET_RX to: without IRQ_TIME_ACCOUNTING a softirq that interrupts
-        it is charged to it), and the CPU time charged to it"""
+    def fair(self, mode, nice, alone, fifo=False):
+        """the share of vCPU 1 the CPU-bound task (at SCHED_FIFO if FIFO)
+        keeps beside the flood: its loops against ALONE's (work done,
+        whoever the kernel charged NET_RX to: without IRQ_TIME_ACCOUNTING a
+        softirq that interrupts it is charged to it), and the CPU time
+        charged to it"""
         self.set_mode(mode, nice)
         srv, cli = self.flood(self.secs)
         m0 = self.meters()
         try:
-            n, cpu = self.hog()
+            n, cpu = self.hog(fifo)
             d = self.delta(m0)
         finally:
             bps = self.flood_end(srv, cli)
-        return {'test': 'fair', 'mode': mode, 'nice': nice,
+        return {'test': 'fifo' if fifo else 'fair', 'mode': mode, 'nice': nice,
                 'hog_pct': round(100 * n / alone['loops'], 2),
                 'charged_pct': round(100 * cpu / d['secs'], 2), **d, 'flood_bps': bps}
 
-    def rr(self, mode):
-        srv = subprocess.Popen(in_ns(NS_A, APP_CPU, ['sockperf', 'server', '-i', IP_A,
-                                                     '-p', PP_PORT]),
+    def rate(self, mode):
+        """a TCP stream at RATE for SECS: the guest CPU time it costs"""
+        srv, cli = self.flood(self.secs, RATE)
+        m0 = self.meters()
+        try:
+            time.sleep(self.secs)
+            d = self.delta(m0)
+        finally:
+            bps = self.flood_end(srv, cli)
+        return {'test': 'rate', 'mode': mode, 'rate': RATE, **d, 'flood_bps': bps}
+
+    def rr(self, mode, path):
+        """sockperf ping-pong over PATH (PATHS)"""
+        srv_ns, cli_ns, ip, srv_cpu = PATHS[path]
+        srv = subprocess.Popen(in_ns(srv_ns, srv_cpu, ['sockperf', 'server', '-i', ip,
+                                                       '-p', PP_PORT]),
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            wait_listen(PP_PORT, 'udp')
-            out = sh(' '.join(in_ns(NS_B, APP_CPU, ['sockperf', 'ping-pong', '-i', IP_A,
-                                                     '-p', PP_PORT, '-t', self.secs,
-                                                     '-m', 64, '--full-rtt'])),
+            wait_listen(PP_PORT, 'udp', ns=srv_ns)
+            c0 = ctxt()
+            out = sh(' '.join(in_ns(cli_ns, APP_CPU, ['sockperf', 'ping-pong', '-i', ip,
+                                                       '-p', PP_PORT, '-t', self.secs,
+                                                       '-m', 64, '--full-rtt'])),
                      timeout=self.secs + 120)
+            c1 = ctxt()
         finally:
             srv.kill()
             srv.wait()
         st = Bench.sockperf_stats(out)
-        return {'test': 'rr', 'mode': mode, **st}
+        sent = re.search(r'\[Total Run\].*?SentMessages=(\d+)', out)
+        n = int(sent.group(1)) if sent else 0
+        return {'test': 'rr', 'mode': mode, 'path': path, **st,
+                'ctxt_per_rt': round((c1 - c0) / n, 3) if n else None}
 
     def run(self):
         self.setup()
         try:
             for r in range(self.rounds):
-                q = self.quiet()
-                self.res['records'].append({'round': r, **q})
-                self.log(f'round {r + 1}/{self.rounds} quiet: cyclictest max {q["max_us"]} us, '
-                         f'p99 {q["p99_us"]} us')
-                alone = self.hog_alone()
-                self.res['records'].append({'round': r, **alone})
-                self.log(f'round {r + 1} the CPU-bound task alone: {alone["loops"]} loops')
-                modes = MODES[r % len(MODES):] + MODES[:r % len(MODES)]
-                for mode in modes:
-                    self.set_mode(mode)
-                    f = self.flood_rt(mode)
-                    self.res['records'].append({'round': r, **f})
-                    self.log(f'round {r + 1} {mode}: flood {f["flood_bps"] / 1e9:.2f} Gbit/s, '
-                             f'cyclictest max {f["max_us"]} p99.9 {f["p999_us"]} us; '
-                             f'threads {f["threads"]}')
-                    for nice in ((0,) if mode == 'softirq' else (0, 19)):
-                        h = self.fair(mode, nice, alone)
-                        self.res['records'].append({'round': r, **h})
-                        self.log(f'round {r + 1} {mode} nice {nice}: the CPU-bound task did '
-                                 f'{h["hog_pct"]}% of its work alone (charged '
-                                 f'{h["charged_pct"]}% of vCPU {TEST_CPU}); threads '
-                                 f'{h["threads"]}')
-                    self.set_mode(mode)
-                    p = self.rr(mode)
-                    self.res['records'].append({'round': r, **p})
-                    self.log(f'round {r + 1} {mode}: ping-pong p50 {p.get("p50_us")} us')
+                self.one_round(r)
         finally:
             self.set_mode('softirq')
             self.teardown()
@@ -340,11 +385,48 @@ class Vt:
             json.dump(self.res, f, indent=1)
         self.log(f'wrote {path}')
 
+    def add(self, r, rec):
+        self.res['records'].append({'round': r, **rec})
+        return rec
+
+    def one_round(self, r):
+        # the floor and the CPU-bound task alone, no thread polling
+        self.set_mode('softirq')
+        q = self.add(r, self.quiet())
+        self.log(f'round {r + 1}/{self.rounds} quiet: cyclictest max {q["max_us"]} us, '
+                 f'p99 {q["p99_us"]} us')
+        alone = self.add(r, self.hog_alone())
+        self.log(f'round {r + 1} the CPU-bound task alone: {alone["loops"]} loops')
+        for mode in MODES[r % len(MODES):] + MODES[:r % len(MODES)]:
+            self.set_mode(mode)
+            f = self.add(r, self.flood_rt(mode))
+            self.log(f'round {r + 1} {mode}: flood {f["flood_bps"] / 1e9:.2f} Gbit/s, '
+                     f'cyclictest max {f["max_us"]} p99.9 {f["p999_us"]} us; '
+                     f'threads {f["threads"]}')
+            for nice in ((0,) if mode == 'softirq' else (0, 19)):
+                h = self.add(r, self.fair(mode, nice, alone))
+                self.log(f'round {r + 1} {mode} nice {nice}: the CPU-bound task did '
+                         f'{h["hog_pct"]}% of its work alone (charged '
+                         f'{h["charged_pct"]}% of vCPU {TEST_CPU}); threads {h["threads"]}')
+            h = self.add(r, self.fair(mode, 0, alone, fifo=True))
+            self.log(f'round {r + 1} {mode}: at SCHED_FIFO the CPU-bound task did '
+                     f'{h["hog_pct"]}% of its work alone; flood {h["flood_bps"] / 1e9:.2f} '
+                     f'Gbit/s')
+            self.set_mode(mode)
+            c = self.add(r, self.rate(mode))
+            self.log(f'round {r + 1} {mode}: {c["flood_bps"] / 1e9:.2f} Gbit/s at {RATE} '
+                     f'cost {c["busy_cpu_secs"]} CPU s')
+            for path in PATHS:
+                p = self.add(r, self.rr(mode, path))
+                self.log(f'round {r + 1} {mode}: ping-pong over {path} p50 {p.get("p50_us")} '
+                         f'us, {p["ctxt_per_rt"]} context switches per round trip')
+
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n', 1)[0])
     ap.add_argument('--out', required=True)
     ap.add_argument('--boot', required=True)
+    ap.add_argument('--ksrc', required=True)
     ap.add_argument('--rounds', type=int, default=3)
     ap.add_argument('--secs', type=int, default=3)
     args = ap.parse_args()

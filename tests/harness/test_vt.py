@@ -33,28 +33,41 @@ def test_hist_stats_quantiles():
     assert st['p999_us'] == 25000
 
 
-def boot(name, soft_max, knapid_max, threaded_max, hog, rr=(100.0, 115.0, 101.0), rounds=3):
-    """a vt-NAME.json: HOG {(mode, nice): share}"""
+def boot(name, maxes, hog, rr=(100.0, 115.0, 101.0, 130.0), own=(50.0, 51.0, 50.5, 60.0),
+         rounds=3, cmdline=''):
+    """a vt-NAME.json: MAXES the cyclictest max per mode (MODES order), HOG
+    {(mode, nice or 'fifo'): share}, RR the pair's ping-pong p50 per mode,
+    OWN veth's and lo's"""
     recs = []
     for r in range(rounds):
         recs.append({'round': r, 'test': 'quiet', 'max_us': 700, 'p99_us': 20, 'p999_us': 60})
-        for m, mx, p50 in zip(vt_report.MODES, (soft_max, knapid_max, threaded_max), rr):
+        for m, mx, p50, own50 in zip(vt_report.MODES, maxes, rr, own):
             recs.append({'round': r, 'test': 'flood', 'mode': m, 'max_us': mx, 'p99_us': 30,
-                         'p999_us': 90, 'flood_bps': 1e9, 'secs': 3.0,
+                         'p999_us': mx // 10, 'flood_bps': 8e9, 'secs': 3.0,
+                         'busy_cpu_secs': 3.0,
                          'cpu': {'softirq': 40.0 if m == 'softirq' else 1.0},
                          'threads': {'knapid/1': 35.0} if m == 'knapid' else {}})
             for nice in ((0,) if m == 'softirq' else (0, 19)):
                 recs.append({'round': r, 'test': 'fair', 'mode': m, 'nice': nice,
                              'hog_pct': hog[(m, nice)], 'charged_pct': 99.0, 'secs': 3.0,
-                             'cpu': {}, 'threads': {},
-                             'flood_bps': 1e9})
-            recs.append({'round': r, 'test': 'rr', 'mode': m, 'p50_us': p50, 'p99_us': p50 * 2})
-    cmd = 'console=ttyS0' + (' icount' if name.startswith('vt') else '')
-    return {'boot': name, 'cmdline': cmd, 'secs': 3, 'rounds': rounds, 'records': recs}
+                             'cpu': {}, 'threads': {}, 'flood_bps': 1e9})
+            recs.append({'round': r, 'test': 'fifo', 'mode': m, 'nice': 0,
+                         'hog_pct': hog[(m, 'fifo')], 'charged_pct': 99.0, 'secs': 3.0,
+                         'cpu': {}, 'threads': {}, 'flood_bps': 2e8})
+            # 1 Gbit/s for 2 s is 250 MB; 0.5 CPU s is 2 ms a MB
+            recs.append({'round': r, 'test': 'rate', 'mode': m, 'rate': '1G', 'secs': 2.0,
+                         'busy_cpu_secs': 0.5, 'cpu': {}, 'threads': {}, 'flood_bps': 1e9})
+            for path, v in (('pair', p50), ('veth', own50), ('lo', own50)):
+                recs.append({'round': r, 'test': 'rr', 'mode': m, 'path': path,
+                             'p50_us': v, 'p99_us': v * 2, 'ctxt_per_rt': 2.0})
+    return {'boot': name, 'cmdline': 'console=ttyS0' + cmdline, 'secs': 3, 'rounds': rounds,
+            'records': recs}
 
 
 GOOD = {('softirq', 0): 30.0, ('knapid', 0): 48.0, ('knapid', 19): 90.0,
-        ('threaded', 0): 47.0, ('threaded', 19): 88.0}
+        ('threaded', 0): 47.0, ('threaded', 19): 88.0, ('busypoll', 0): 33.0,
+        ('busypoll', 19): 60.0, ('softirq', 'fifo'): 70.0, ('knapid', 'fifo'): 94.0,
+        ('threaded', 'fifo'): 94.0, ('busypoll', 'fifo'): 94.0}
 
 
 def run_report(tmp_path, boots):
@@ -77,42 +90,72 @@ def goal_row(md, start):
 
 def test_goals_per_icount_boot(tmp_path):
     # knapid cuts the max 8000 -> 800 (10x) in both icount boots, threaded
-    # only 8000 -> 6000; the tcg boot (no verdicts) would miss everything
-    md = run_report(tmp_path, [boot('vt', 8000, 800, 6000, GOOD),
-                               boot('vt-2', 8100, 900, 5000, GOOD),
-                               boot('tcg', 20000, 30000, 30000,
-                                    {k: 5.0 for k in GOOD})])
+    # only 8000 -> 6000; the tcg and threadirqs boots (no verdicts) would
+    # miss everything
+    bad = {k: 5.0 for k in GOOD}
+    md = run_report(tmp_path, [boot('vt', (8000, 800, 6000, 700), GOOD),
+                               boot('vt-2', (8100, 900, 5000, 700), GOOD),
+                               boot('vt-threadirqs', (20000, 30000, 30000, 30000), bad,
+                                    rr=(100.0, 200.0, 200.0, 200.0),
+                                    own=(50.0, 100.0, 100.0, 100.0), cmdline=' threadirqs'),
+                               boot('tcg', (20000, 30000, 30000, 30000), bad)])
     row = goal_row(md, 'knapid cuts the cyclictest max')
     assert row[1:3] == ['10.00 / 9.00', 'met']
     row = goal_row(md, 'per-NAPI threaded cuts')
     assert row[1:3] == ['1.33 / 1.62', 'missed']
     assert goal_row(md, 'a CPU-bound task keeps at least 40%')[1:3] == ['48.00 / 48.00', 'met']
     assert goal_row(md, 'at least 80% with knapid/1')[2] == 'met'
-    # the figures of the tcg boot are shown, beside the others
-    assert '| tcg | 700 | 20000 / 90 | 30000 / 90 | 30000 / 90 | 0.67 | 0.67 |' in md
+    assert goal_row(md, 'a SCHED_FIFO CPU-bound task')[1:3] == ['94.00 / 94.00', 'met']
+    # p99.9 is max / 10 here: knapid 80 / 90 against threaded 600 / 500
+    assert goal_row(md, 'knapid\'s cyclictest p99.9 within')[1:3] == ['0.13 / 0.18', 'met']
+    # veth and lo: knapid 51 against softirq 50 (the pair: 1.15)
+    assert goal_row(md, 'knapid\'s ping-pong p50 over veth')[1:3] == ['1.02 / 1.02', 'met']
+    # the figures of the other boots are shown, beside the others
+    assert '| tcg | 700 | 20000 / 2000 | 30000 / 3000 | 30000 / 3000 | 30000 / 3000 | ' \
+        '0.67 | 0.67 | 0.67 |' in md
     assert '| vt | knapid | 1.0 | knapid/1 35.0 |' in md
     assert '| vt | 30.0 (99, 1.00) | 48.0 (99, 1.00) | 90.0 (99, 1.00) | 47.0 (99, 1.00) | ' \
-        '88.0 (99, 1.00) |' in md
+        '88.0 (99, 1.00) | 33.0 (99, 1.00) | 60.0 (99, 1.00) | 70.0 (0.20) | 94.0 (0.20) |' in md
+    assert '| vt-threadirqs | veth | 50.0 (2.00) | 2.000 (2.00) |' in md
+    # the spread without icount is tcg's alone, not threadirqs'
+    assert 'without icount: ping-pong p50 over the pair 1.15.' in md
+    # 3 CPU s for 8 Gbit/s over 3 s (3,000 MB) is 1 ms a MB
+    assert '| vt | 2.00 | 2.00 | 2.00 | 2.00 | 1.00 (8.00) |' in md
 
 
 def test_boots_that_disagree_leave_a_goal_undecided(tmp_path):
     low = dict(GOOD)
     low[('knapid', 0)] = 30.0
-    md = run_report(tmp_path, [boot('vt', 8000, 800, 6000, GOOD),
-                               boot('vt-2', 8000, 5000, 6000, low)])
+    md = run_report(tmp_path, [boot('vt', (8000, 800, 6000, 700), GOOD),
+                               boot('vt-2', (8000, 5000, 6000, 700), low)])
     assert goal_row(md, 'knapid cuts the cyclictest max')[1:3] == ['10.00 / 1.60', 'undecided']
     assert goal_row(md, 'a CPU-bound task keeps at least 40%')[1:3] == \
         ['48.00 / 30.00', 'undecided']
 
 
 def test_ping_pong_ratio_and_its_round_range(tmp_path):
-    b = boot('vt', 8000, 800, 6000, GOOD)
-    # knapid's per-round p50s 112, 115, 118 against softirq's 100
-    k = [r for r in b['records'] if r['test'] == 'rr' and r['mode'] == 'knapid']
-    for r, v in zip(k, (112.0, 115.0, 118.0)):
+    b = boot('vt', (8000, 800, 6000, 700), GOOD)
+    # knapid's per-round p50s over veth 56, 57.5, 59 against softirq's 50
+    k = [r for r in b['records'] if r['test'] == 'rr' and r['mode'] == 'knapid' and
+         r['path'] == 'veth']
+    for r, v in zip(k, (56.0, 57.5, 59.0)):
         r['p50_us'] = v
     md = run_report(tmp_path, [b])
-    assert '| vt | 1.150 | 1.12-1.18 | 1.010 |' in md
+    assert '| vt | veth | 50.0 (2.00) | 1.150 (2.00) | 1.010 (2.00) | 1.200 (2.00) | ' \
+        '1.12-1.18 |' in md
+    assert '| vt | pair | 100.0 (2.00) | 1.150 (2.00) | 1.010 (2.00) | 1.300 (2.00) | ' \
+        '1.15-1.15 |' in md
+    assert goal_row(md, 'knapid\'s ping-pong p50 over veth')[1:3] == ['1.15', 'missed']
+    assert goal_row(md, 'knapid\'s ping-pong p50 over lo')[1:3] == ['1.02', 'met']
+
+
+def test_ping_pong_within_bound_is_met(tmp_path):
+    md = run_report(tmp_path, [boot('vt', (8000, 800, 6000, 700), GOOD,
+                                    own=(50.0, 52.0, 50.5, 60.0))])
+    assert goal_row(md, 'knapid\'s ping-pong p50 over lo')[1:3] == ['1.04', 'met']
+    md = run_report(tmp_path, [boot('vt', (8000, 800, 6000, 700), GOOD,
+                                    own=(50.0, 53.0, 50.5, 60.0))])
+    assert goal_row(md, 'knapid\'s ping-pong p50 over lo')[1:3] == ['1.06', 'missed']
 
 
 def test_vt_waits_finds_the_longest_wait_of_the_rt_thread(tmp_path):
