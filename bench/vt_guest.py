@@ -142,6 +142,7 @@ class Vt:
         self.devs = {}
         self.napi_ids = {}
         self.threaded = {}
+        self.thread_pid = {}
 
     def log(self, msg):
         line = f'[{time.monotonic():9.1f}] {msg}'
@@ -220,16 +221,20 @@ class Vt:
         pids = []
         for ns in (NS_A, NS_B):
             nid = self.napi_ids[ns]
+            # the YNL CLI costs seconds of virtual time a call: only on a
+            # change (a thread keeps its pid until threaded is disabled)
             if self.threaded[ns] != want:
                 self.ynl(ns, '--do', 'napi-set', {'id': nid, 'threaded': want})
                 self.threaded[ns] = want
-            if want == 'disabled':
-                continue
-            got = self.ynl(ns, '--do', 'napi-get', {'id': nid})
-            if got.get('threaded') != want or not got.get('pid'):
-                raise BenchError(f'napi-set threaded {want} on NAPI {nid} reads back as {got}')
-            pids.append(got['pid'])
-            sh(f'taskset -pc {TEST_CPU} {got["pid"]} > /dev/null')
+                if want != 'disabled':
+                    got = self.ynl(ns, '--do', 'napi-get', {'id': nid})
+                    if got.get('threaded') != want or not got.get('pid'):
+                        raise BenchError(f'napi-set threaded {want} on NAPI {nid} reads '
+                                         f'back as {got}')
+                    self.thread_pid[ns] = got['pid']
+                    sh(f'taskset -pc {TEST_CPU} {got["pid"]} > /dev/null')
+            if want != 'disabled':
+                pids.append(self.thread_pid[ns])
         if mode == 'knapid':
             pids = [int(sh(f'pgrep -x knapid/{TEST_CPU}').split()[0])]
         for pid in pids:
@@ -249,8 +254,13 @@ class Vt:
         split = Bench.cpu_split(m0[1], cpu1)[f'cpu{TEST_CPU}']
         threads = {k: round(100 * (v - m0[2].get(k, 0)) / secs, 2)
                    for k, v in thr1.items() if v - m0[2].get(k, 0) > 0}
-        # CPU seconds of both vCPUs (virtual time under icount)
-        busy = sum(100 - v['idle'] for v in Bench.cpu_split(m0[1], cpu1).values()) / 100 * secs
+        # CPU seconds of both vCPUs (virtual time under icount): the time
+        # less their idle time, which NO_HZ measures at each idle entry and
+        # exit; the other /proc/stat fields are sampled at the tick, which
+        # icount's regular clock can land in idle every time
+        hz = os.sysconf('SC_CLK_TCK')
+        idle = sum(cpu1[c][3] + cpu1[c][4] - m0[1][c][3] - m0[1][c][4] for c in cpu1) / hz
+        busy = max(0.0, len(cpu1) * secs - idle)
         return {'secs': round(secs, 3), 'cpu': split, 'threads': threads,
                 'busy_cpu_secs': round(busy, 4)}
 
