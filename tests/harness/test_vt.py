@@ -183,3 +183,13 @@ def test_vt_waits_finds_the_longest_wait_of_the_rt_thread(tmp_path):
     kinds = [vt_waits.kind(e[1], e[3], e[4]) for e in vt_waits.parse(trace)[a:b + 1]]
     assert kinds.count('napi_poll (no_device) in knapid/1') == 1
     assert kinds.count('napi_poll eni1np1 in knapid/1') == 1
+
+
+def test_tap_ratios_of_a_committed_run():
+    # the d87a710 tap boot: findings.md gives 0.90x and 1.84x
+    top = HERE.parent.parent
+    out = subprocess.run([PY, str(BENCH / 'tap_ratios.py'),
+                          str(top / 'reports/bench-2026-11-27-d87a710-7.3/result-tap.json')],
+                         check=True, capture_output=True, text=True).stdout
+    assert 'max throughput knapid/softirq 0.90,' in out
+    assert 'CPU0 busy at 5% knapid/softirq 1.84 (3.06 vs 1.66%)' in out
