@@ -118,14 +118,6 @@ def hist_stats(out):
     return st
 
 
-def ctxt():
-    """context switches since boot, all CPUs"""
-    for line in open('/proc/stat'):
-        if line.startswith('ctxt '):
-            return int(line.split()[1])
-    raise BenchError('no ctxt line in /proc/stat')
-
-
 def thread_secs():
     """{comm: CPU seconds} of the knapid, ksoftirqd and napi threads"""
     hz = os.sysconf('SC_CLK_TCK')
@@ -367,12 +359,12 @@ class Vt:
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             wait_listen(PP_PORT, 'udp', ns=srv_ns)
-            c0 = ctxt()
+            c0 = Bench.sched_counts()['ctxt']
             out = sh(' '.join(in_ns(cli_ns, APP_CPU, ['sockperf', 'ping-pong', '-i', ip,
                                                        '-p', PP_PORT, '-t', self.secs,
                                                        '-m', 64, '--full-rtt'])),
                      timeout=self.secs + 120)
-            c1 = ctxt()
+            c1 = Bench.sched_counts()['ctxt']
         finally:
             srv.kill()
             srv.wait()
