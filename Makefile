@@ -19,6 +19,7 @@ help:
 	@echo "                    BASE=7.3 TIER=vt: knapid on the guest's virtual clock (QEMU icount, netdevsim)"
 	@echo "make export         write the kernel work tree's commits into patches/6.12/<series>/"
 	@echo "make series-status  fail if the work tree holds work that patches/ lacks"
+	@echo "make lint           checkpatch --strict, the series files, Cc lists, W=1 builds of every patch (knapid on, off), netdev CI's checks (7.3)"
 	@echo "make build-each     build every patch of the three series on its own (knapid on and off)"
 	@echo "make fresh-check    run make check in a clean Debian 12 root (debootstrap + chroot)"
 	@echo "make selftests      build and install the kselftests (net, drivers/net, drivers/net/virtio_net) into work/kselftest"
@@ -81,7 +82,9 @@ harness-test: deps
 	@# the self-tests bring their own fixtures (made for 6.12): not the BASE of this make
 	@env -u BASE /usr/bin/python3 -m pytest -q tests/harness
 
-lint: apply
+# the W=1 builds of lint-series.sh (w1-builds.sh) build what the debug
+# flavour compiles
+lint: apply build-debug
 	@$(S)/lint-series.sh
 
 # BASE picks the kernel base (patches/$(BASE)) for every target; make check

@@ -49,7 +49,7 @@ NIPA_CHECKS="shellcheck ruff pylint kernel-doc proportions"
 # lint_series_checks: the names of lint-series.sh's checks of the series as
 # files, in order (check.sh expects each one)
 lint_series_checks() {
-	echo series-files cc-maintainers new-files
+	echo series-files cc-maintainers new-files w1-builds
 	[ "$NIPA_LINT" = 1 ] && echo "$NIPA_CHECKS"
 	echo sabotages-apply
 }

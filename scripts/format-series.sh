@@ -3,7 +3,8 @@
 # Write the kernel work tree's commits as patches/$BASE lays them out, into
 # OUTDIR: the series in the order and with the patch counts of
 # patches/$BASE/series, each directory with its git format-patch files
-# ([PATCH n/N] numbered per series), its `series` file and its cover letter.
+# ([PATCH n/N] numbered per series), its `series` file and its cover letter
+# (none for a series of one patch: "[PATCH net-next] ...").
 # The cover letters keep the subject and text of the ones in patches/ (their
 # shortlog and diffstat are made anew); a new series gets git's template.
 # Every file gets To: and Cc: from get_maintainer.pl (cc-series.py).
@@ -49,7 +50,10 @@ for d in "${dirs[@]}"; do
 	mkdir -p "$out/$d"
 	# a third field names the netdev tree: [PATCH net n/N]
 	tree=$(series_tree "$d")
-	git -C "$LINUX" format-patch -q "${FORMAT_PATCH_OPTS[@]}" --cover-letter \
+	# a single patch goes without a cover letter, as "[PATCH net-next]"
+	cover=--cover-letter
+	[ "$c" = 1 ] && cover=--no-numbered
+	git -C "$LINUX" format-patch -q "${FORMAT_PATCH_OPTS[@]}" "$cover" \
 		--subject-prefix="PATCH${tree:+ $tree}" -o "$out/$d" "$start..$end"
 	(cd "$out/$d" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-cover-letter') > "$out/$d/series"
 	python3 - "$out/$d" "$PATCHES/$d/0000-cover-letter.patch" "$ident" <<'PY'
@@ -80,6 +84,8 @@ for p in patches:
         s = s.replace("\nSigned-off-by: " + placeholder + "\n",
                       "\nSigned-off-by: " + ident + "\n")
     open(p, "w").write(s)
+if not os.path.exists(cover):
+    sys.exit(0)
 s = open(cover).read()
 if ident:
     s = s.replace("\nFrom: " + placeholder + "\n", "\n" + from_header(ident) + "\n", 1)

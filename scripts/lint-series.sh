@@ -5,10 +5,11 @@
 # check-series-files.py), cc-maintainers (every patch and cover letter
 # goes to everyone get_maintainer.pl and its Fixes: tags name,
 # cc-series.py, netdev CI's cc_maintainers), new-files (no patch creates a
-# file the tarball already has, check-new-files.py), on 7.3 netdev CI's
-# checks (shellcheck, ruff, pylint, kernel-doc, the test proportions:
-# nipa-checks.py; checkpatch then runs with NIPA's flags: codespell,
-# 80 columns), and sabotages-apply (every sabotage of `make sabotage`
+# file the tarball already has, check-new-files.py), w1-builds (no patch
+# adds a W=1 warning to the C files it touches, w1-builds.sh), on 7.3
+# netdev CI's checks (shellcheck, ruff, pylint, kernel-doc, the test
+# proportions: nipa-checks.py; checkpatch then runs with NIPA's flags:
+# codespell, 80 columns), and sabotages-apply (every sabotage of `make sabotage`
 # still applies to the series in the work tree).
 # A patch passes only with no ERROR and no WARNING (CHECKs are shown); the
 # exemptions, LONG_LINE in generated files, UNKNOWN_COMMIT_ID for an
@@ -65,7 +66,7 @@ series_check()
 
 	shift
 	n=$((n + 1))
-	if out=$("$@" 2>&1); then
+	if out=$("$@" 3>&2 2>&1); then
 		echo "ok $n $name"
 	else
 		sed 's/^/# /' <<<"$out"
@@ -79,6 +80,10 @@ series_check cc-maintainers "$TOP/scripts/cc-series.py" check "$LINUX" \
 	"$TOP/patches/upstream-authors" "${dirs[@]}"
 mapfile -t all < <({ base_fixups; series_patches; } | sed "s|^|$PATCHES/|")
 series_check new-files "$TOP/scripts/check-new-files.py" "$LINUX" tarball "${all[@]}"
+# its progress (minutes, cold) goes to stderr as it comes: series_check
+# keeps the caller's stderr on fd 3
+w1_builds() { "$TOP/scripts/w1-builds.sh" 2>&3; }
+series_check w1-builds w1_builds
 if [ "$NIPA_LINT" = 1 ]; then
 	for c in $NIPA_CHECKS; do
 		series_check "$c" env VENV="$VENV" "$TOP/scripts/nipa-checks.py" "$c" \

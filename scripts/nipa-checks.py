@@ -11,7 +11,8 @@ CHECK is one of
   kernel-doc   scripts/kernel-doc -Wall -none on every .c and .h it touches
   proportions  per series (SERIES_DIR: a git format-patch directory), the
                lines it adds under tools/testing at most 2x those it adds
-               to the kernel (Documentation and tools/testing not counted)
+               to the kernel (Documentation and tools/testing not counted);
+               a series that only edits existing tests is exempt
 
 TREE is the kernel work tree with the series committed on the tag `base`.
 As NIPA does, a file the series adds must be clean, and a file it changes
@@ -132,16 +133,32 @@ def added_lines(patch):
     return kernel, tests
 
 
+def creates_files(patch):
+    """Whether a format-patch file creates a file."""
+    with open(patch, encoding="utf-8", errors="replace") as fp:
+        return any(line.startswith("new file mode ") for line in fp)
+
+
 def proportions(dirs):
+    """A series that adds no kernel line but only edits existing tests (a
+    test fix or cleanup of its own) has no proportion to keep; one that
+    creates a test file with no kernel line fails like any other."""
     bad = []
     for d in dirs:
         kernel = tests = 0
+        new = False
         for name in sorted(os.listdir(d)):
             if re.match(r"\d{4}-", name) and not name.startswith("0000-"):
                 k, t = added_lines(os.path.join(d, name))
                 kernel, tests = kernel + k, tests + t
+                new = new or creates_files(os.path.join(d, name))
+        base = os.path.basename(d.rstrip('/'))
+        if not kernel and not new:
+            print(f"{base}: {tests} test lines, edits of existing tests only "
+                  f"(no proportion applies)")
+            continue
         ratio = f"{tests / kernel:.2f}x" if kernel else "no kernel lines"
-        print(f"{os.path.basename(d.rstrip('/'))}: {kernel} kernel lines, "
+        print(f"{base}: {kernel} kernel lines, "
               f"{tests} test lines ({ratio}; at most {RATIO}x)")
         if tests > RATIO * kernel:
             bad.append(f"{d}: {tests} test lines for {kernel} kernel lines")

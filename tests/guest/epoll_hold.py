@@ -29,13 +29,18 @@ import struct
 import sys
 import time
 
-EPIOCSPARAMS = 0x40088a01       # _IOW(0x8A, 0x01, struct epoll_params)
+# struct epoll_params: busy_poll_usecs, busy_poll_budget, prefer_busy_poll, pad
+EPOLL_PARAMS = 'IHBB'
+# _IOW(0x8A, 0x01, struct epoll_params) in the generic ioctl encoding that
+# x86 and arm64, the guests' architectures, use
+EPIOCSPARAMS = (1 << 30) | (struct.calcsize(EPOLL_PARAMS) << 16) | (0x8A << 8) | 0x01
 
 
-def busy_epoll():
+def busy_epoll(usecs=0, budget=64):
+    """An epoll context with prefer_busy_poll, busy polling USECS per wait."""
     ep = select.epoll()
-    # struct epoll_params: busy_poll_usecs, busy_poll_budget, prefer_busy_poll, pad
-    fcntl.ioctl(ep.fileno(), EPIOCSPARAMS, struct.pack('IHBB', 0, 64, 1, 0))
+    fcntl.ioctl(ep.fileno(), EPIOCSPARAMS,
+                struct.pack(EPOLL_PARAMS, usecs, budget, 1, 0))
     return ep
 
 

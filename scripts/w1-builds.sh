@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# usage: w1-builds.sh
+# netdev CI's W=1 builds (build_allmodconfig_warn, build_clang, ...),
+# reduced to what a patch can change: for every commit of the series, the
+# C files it touches that the debug flavour compiles are built with W=1
+# before the commit and after it, with knapid on (the debug flavour's
+# .config) and off (nothreaded: a helper only one side of an #ifdef uses
+# warns there), and a commit fails when a build has a warning after it
+# that it did not have before. x86_64 only. A header a patch changes is
+# covered through the C files the same patch touches only (NIPA rebuilds
+# the whole tree; this stays in minutes). A worktree of its own
+# ($WORK/w1) is used, so $LINUX is left alone; the objects go through
+# ccache, which replays a cached file's warnings.
+# W1_FLAVOURS overrides the flavours ("debug nothreaded").
+# Prints a line per commit; exits 1 when a commit adds a warning.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+w1=$WORK/w1
+tree=$w1/linux
+read -r -a flavours <<<"${W1_FLAVOURS:-debug nothreaded}"
+git -C "$LINUX" rev-parse -q --verify base >/dev/null ||
+	die "no work tree: run make apply"
+[ -f "$WORK/build-debug/.config" ] || die "no $WORK/build-debug/.config: run make build-debug"
+mapfile -t commits < <(git -C "$LINUX" rev-list --reverse base..HEAD)
+[ ${#commits[@]} -gt 0 ] || die "no commits on top of base in $LINUX"
+# a worktree whose repository was re-created by apply-series.sh is stale
+if [ -e "$tree" ] && ! git -C "$tree" rev-parse -q --verify HEAD >/dev/null 2>&1; then
+	rm -rf "$tree"
+	git -C "$LINUX" worktree prune
+fi
+[ -e "$tree/.git" ] || git -C "$LINUX" worktree add -q --detach "$tree" HEAD
+
+export KBUILD_BUILD_TIMESTAMP="Thu Jan  1 00:00:00 UTC 2026"
+export KBUILD_BUILD_USER=knapid KBUILD_BUILD_HOST=harness KBUILD_BUILD_VERSION=1
+export CCACHE_BASEDIR=$w1 CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-10G}
+
+# Each flavour's .config at the top of the series, put back before every
+# build (Kconfig drops an option at a commit that does not have it yet):
+# the debug flavour's is the one make build-debug built with; the others
+# are configured here, in the worktree at the series' last commit.
+start=$(date +%s)
+git -C "$tree" checkout -q --detach "${commits[-1]}"
+for f in "${flavours[@]}"; do
+	mkdir -p "$w1/build-$f"
+	if [ "$f" = debug ]; then
+		cp "$WORK/build-debug/.config" "$w1/build-$f/config.top"
+	else
+		rm -f "$w1/build-$f/fragments.config"
+		WORK=$w1 "$TOP/scripts/configure-kernel.sh" "$f" 2>/dev/null
+		cp "$w1/build-$f/.config" "$w1/build-$f/config.top"
+	fi
+done
+git -C "$tree" checkout -q --detach base
+
+# w1_warnings FILE.c...: build the objects of the files with W=1 in every
+# flavour (from scratch: their .o removed first) and print every warning,
+# sorted, as "FLAVOUR PATH: warning: TEXT" (PATH in the tree, no line
+# number: a patch moves lines); a build's whole output in
+# $w1/build-FLAVOUR/w1.log
+w1_warnings()
+{
+	local f b
+
+	for f in "${flavours[@]}"; do
+		b=$w1/build-$f
+		cp "$b/config.top" "$b/.config"
+		for o in "${@/%.c/.o}"; do
+			rm -f "${b:?}/$o"
+		done
+		if ! make -C "$tree" O="$b" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" \
+			-j"$(($(nproc) + 1))" W=1 "${@/%.c/.o}" > "$b/w1.log" 2>&1; then
+			sed 's/^/#   /' "$b/w1.log" | tail -30 >&2
+			return 1
+		fi
+		sed -n -E 's|^([^ :]+):[0-9]+:([0-9]+:)? warning: |\1: warning: |p' "$b/w1.log" |
+			sed -E "s|^${tree}/||; s|^(\\.\\./)+(linux/)?||; s|^|$f |"
+	done | sort
+}
+
+failed=0
+n=0
+for c in "${commits[@]}"; do
+	n=$((n + 1))
+	subject=$(git -C "$LINUX" log -1 --format=%s "$c")
+	files=()
+	while read -r f; do
+		# only what the debug flavour compiles (its object exists)
+		[ -e "$WORK/build-debug/${f%.c}.o" ] && files+=("$f")
+	done < <(git -C "$LINUX" diff-tree --no-commit-id --name-only --diff-filter=AM -r "$c" -- '*.c' |
+		grep -v -E '^(tools|scripts|samples|Documentation)/' || true)
+	if [ ${#files[@]} = 0 ]; then
+		git -C "$tree" checkout -q --detach "$c"
+		echo "# patch $n/${#commits[@]}: no C file of the kernel build: $subject"
+		continue
+	fi
+	log "w1: patch $n/${#commits[@]}: ${files[*]} (${flavours[*]})"
+	if ! before=$(w1_warnings "${files[@]}"); then
+		echo "# patch $n/${#commits[@]}: the W=1 build before it failed: $subject"
+		failed=$((failed + 1))
+		git -C "$tree" checkout -q --detach "$c"
+		continue
+	fi
+	git -C "$tree" checkout -q --detach "$c"
+	if ! after=$(w1_warnings "${files[@]}"); then
+		echo "# patch $n/${#commits[@]}: the W=1 build failed: $subject"
+		failed=$((failed + 1))
+		continue
+	fi
+	# the warnings after it that were not there before (as multisets)
+	new=$(comm -13 <(grep . <<<"$before" | awk '{ print $0 " #" ++n[$0] }' | sort) \
+		       <(grep . <<<"$after" | awk '{ print $0 " #" ++n[$0] }' | sort))
+	if [ -n "$new" ]; then
+		echo "# patch $n/${#commits[@]}: new W=1 warnings in ${files[*]}: $subject"
+		sed 's/^/#   /; s/ #[0-9]*$//' <<<"$new"
+		failed=$((failed + 1))
+	else
+		echo "# patch $n/${#commits[@]}: W=1 ${files[*]} (${flavours[*]}): $(grep -c . <<<"$after" || true) warnings, none new: $subject"
+	fi
+done
+log "w1: ${#commits[@]} commits in $(( $(date +%s) - start ))s, $failed with new warnings or a failed build"
+[ $failed = 0 ]

@@ -1,0 +1,115 @@
+"""scripts/w1-builds.sh (make lint's w1-builds) on a fake kernel tree: a
+commit that adds a warning to a file it touches fails, one that moves or
+keeps the old warnings passes, and only files the debug build compiles are
+built. `make` is a stub that prints a gcc warning for each line of the
+source holding "WARN", with the path gcc gives under O= (../linux/...)."""
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+TOP = pathlib.Path(__file__).parent.parent.parent
+W1 = TOP / 'scripts' / 'w1-builds.sh'
+
+FAKE_MAKE = r'''#!/usr/bin/env python3
+import pathlib, sys
+tree = None
+for i, a in enumerate(sys.argv):
+    if a == '-C':
+        tree = pathlib.Path(sys.argv[i + 1])
+w1 = 'W=1' in sys.argv
+log = pathlib.Path(tree).parent / 'make-calls'
+with open(log, 'a') as f:
+    f.write(' '.join(a for a in sys.argv[1:] if a.endswith('.o') or a == 'W=1') + '\n')
+for a in sys.argv[1:]:
+    if not a.endswith('.o'):
+        continue
+    src = a[:-2] + '.c'
+    print(f'  CC      {a}')
+    for n, line in enumerate((tree / src).read_text().splitlines(), 1):
+        if 'WARN' in line and w1:
+            print(f'../linux/{src}:{n}:5: warning: {line.strip()} [-Wfake]', file=sys.stderr)
+'''
+
+
+def git(tree, *args):
+    subprocess.run(['git', '-C', str(tree), '-c', 'user.name=t', '-c', 'user.email=t@example.invalid',
+                    *args], check=True, capture_output=True)
+
+
+def commit(tree, msg, files):
+    for name, text in files.items():
+        p = tree / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+    git(tree, 'add', '-A')
+    git(tree, 'commit', '-q', '-m', msg)
+
+
+@pytest.fixture
+def work(tmp_path):
+    w = tmp_path / 'work'
+    tree = w / 'linux'
+    tree.mkdir(parents=True)
+    git(tree, 'init', '-q')
+    commit(tree, 'base', {'net/core/dev.c': 'int a;\nWARN old\n', 'net/core/other.c': 'int b;\n',
+                          'tools/x.c': 'WARN\n'})
+    git(tree, 'tag', 'base')
+    b = w / 'build-debug'
+    (b / 'net/core').mkdir(parents=True)
+    (b / '.config').write_text('CONFIG_NET=y\n')
+    (b / 'net/core/dev.o').write_text('')
+    (b / 'net/core/other.o').write_text('')
+    bin_dir = tmp_path / 'bin'
+    bin_dir.mkdir()
+    (bin_dir / 'make').write_text(FAKE_MAKE)
+    (bin_dir / 'make').chmod(0o755)
+    return w
+
+
+def run(work):
+    env = dict(os.environ, WORK=str(work), BASE='7.3', W1_FLAVOURS='debug',
+               PATH=f'{work.parent / "bin"}:{os.environ["PATH"]}')
+    r = subprocess.run([str(W1)], check=False, env=env, capture_output=True, text=True)
+    return r.returncode, r.stdout + r.stderr
+
+
+def test_moved_and_kept_warnings_pass(work):
+    tree = work / 'linux'
+    commit(tree, 'move the old warning', {'net/core/dev.c': 'int a;\nint c;\n\nWARN old\n'})
+    commit(tree, 'tools only', {'tools/x.c': 'WARN\nWARN new\n'})
+    rc, out = run(work)
+    assert rc == 0, out
+    assert 'patch 1/2: W=1 net/core/dev.c (debug): 1 warnings, none new' in out
+    assert 'patch 2/2: no C file of the kernel build' in out
+
+
+def test_new_warning_fails_and_is_shown(work):
+    tree = work / 'linux'
+    commit(tree, 'fine', {'net/core/other.c': 'int b;\nint d;\n'})
+    commit(tree, 'adds one', {'net/core/dev.c': 'int a;\nWARN old\nWARN old\nWARN new\n'})
+    rc, out = run(work)
+    assert rc == 1, out
+    assert 'patch 2/2: new W=1 warnings in net/core/dev.c: adds one' in out
+    # the multiset: a second copy of the old warning is new too
+    assert out.count('#   debug net/core/dev.c: warning: WARN old [-Wfake]') == 1
+    assert '#   debug net/core/dev.c: warning: WARN new [-Wfake]' in out
+
+
+def test_builds_with_w1_before_and_after(work):
+    tree = work / 'linux'
+    commit(tree, 'touch dev', {'net/core/dev.c': 'int a;\nWARN old\nint e;\n'})
+    rc, out = run(work)
+    assert rc == 0, out
+    calls = (work / 'w1' / 'make-calls').read_text().splitlines()
+    assert calls.count('W=1 net/core/dev.o') == 2, calls
+
+
+def test_file_the_debug_build_does_not_compile_is_skipped(work):
+    tree = work / 'linux'
+    (work / 'build-debug/net/core/other.o').unlink()
+    commit(tree, 'only other', {'net/core/other.c': 'WARN new\n'})
+    rc, out = run(work)
+    assert rc == 0, out
+    assert 'patch 1/1: no C file of the kernel build' in out
