@@ -23,7 +23,7 @@ import sys
 FIXES = re.compile(r'^Fixes: ([0-9a-f]{12,40}) ', re.M)
 ADDR = re.compile(r'<([^>]+)>|([^\s<>,"]+@[^\s<>,"]+)')
 NETDEV = 'netdev@vger.kernel.org'
-NETDEV_TREE = re.compile(r'^Subject: \[PATCH net(-next)? ', re.M)
+NETDEV_TREE = re.compile(r'^Subject: \[PATCH net(-next)?[ \]]', re.M)
 PERSON = re.compile(r'[^,<]*<[^>]+>')
 COVER = '0000-cover-letter.patch'
 

@@ -24,8 +24,11 @@ git -C "$LINUX" rev-parse -q --verify base >/dev/null ||
 [ -f "$WORK/build-debug/.config" ] || die "no $WORK/build-debug/.config: run make build-debug"
 mapfile -t commits < <(git -C "$LINUX" rev-list --reverse base..HEAD)
 [ ${#commits[@]} -gt 0 ] || die "no commits on top of base in $LINUX"
-# a worktree whose repository was re-created by apply-series.sh is stale
-if [ -e "$tree" ] && ! git -C "$tree" rev-parse -q --verify HEAD >/dev/null 2>&1; then
+# a worktree whose repository was re-created by apply-series.sh is stale,
+# and its .git may even name another worktree's entry (git names them
+# after the directory, "linux", like build-each's): only one that $LINUX
+# lists under this path is used
+if [ -e "$tree" ] && ! git -C "$LINUX" worktree list --porcelain | grep -qxF "worktree $tree"; then
 	rm -rf "$tree"
 	git -C "$LINUX" worktree prune
 fi
@@ -41,6 +44,8 @@ export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-10G}
 # the debug flavour's is the one make build-debug built with; the others
 # are configured here, in the worktree at the series' last commit.
 start=$(date +%s)
+rm -rf "$w1/logs"
+mkdir -p "$w1/logs"
 git -C "$tree" checkout -q --detach "${commits[-1]}"
 for f in "${flavours[@]}"; do
 	mkdir -p "$w1/build-$f"
@@ -48,21 +53,24 @@ for f in "${flavours[@]}"; do
 		cp "$WORK/build-debug/.config" "$w1/build-$f/config.top"
 	else
 		rm -f "$w1/build-$f/fragments.config"
-		WORK=$w1 "$TOP/scripts/configure-kernel.sh" "$f" 2>/dev/null
+		WORK=$w1 "$TOP/scripts/configure-kernel.sh" "$f"
 		cp "$w1/build-$f/.config" "$w1/build-$f/config.top"
 	fi
 done
 git -C "$tree" checkout -q --detach base
 
-# w1_warnings FILE.c...: build the objects of the files with W=1 in every
-# flavour (from scratch: their .o removed first) and print every warning,
-# sorted, as "FLAVOUR PATH: warning: TEXT" (PATH in the tree, no line
-# number: a patch moves lines); a build's whole output in
-# $w1/build-FLAVOUR/w1.log
+# w1_warnings LOG FILE.c...: build the objects of the files with W=1 in
+# every flavour (from scratch: their .o removed first) and print every
+# warning, sorted, as "FLAVOUR PATH: warning: TEXT" (PATH in the tree, no
+# line number: a patch moves lines): the compiler's, objtool's ("x.o:
+# warning: objtool: ...") and kernel-doc's (7.3's prints "Warning: PATH:N
+# TEXT"). Each build's whole output in $w1/logs/LOG-FLAVOUR.log; when one
+# fails, its tail goes to stdout and the function returns 1.
 w1_warnings()
 {
-	local f b
+	local log=$1 f b o
 
+	shift
 	for f in "${flavours[@]}"; do
 		b=$w1/build-$f
 		cp "$b/config.top" "$b/.config"
@@ -70,11 +78,14 @@ w1_warnings()
 			rm -f "${b:?}/$o"
 		done
 		if ! make -C "$tree" O="$b" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" \
-			-j"$(($(nproc) + 1))" W=1 "${@/%.c/.o}" > "$b/w1.log" 2>&1; then
-			sed 's/^/#   /' "$b/w1.log" | tail -30 >&2
+			-j"$(($(nproc) + 1))" W=1 "${@/%.c/.o}" > "$w1/logs/$log-$f.log" 2>&1; then
+			echo "the $f build failed ($w1/logs/$log-$f.log):"
+			tail -30 "$w1/logs/$log-$f.log"
 			return 1
 		fi
-		sed -n -E 's|^([^ :]+):[0-9]+:([0-9]+:)? warning: |\1: warning: |p' "$b/w1.log" |
+		sed -n -E -e 's|^([^ :]+):[0-9]+:([0-9]+:)? warning: |\1: warning: |p' \
+			-e 's|^([^ :]+\.o): warning: |\1: warning: |p' \
+			-e 's|^Warning: ([^ :]+):[0-9]+ |\1: warning: |p' "$w1/logs/$log-$f.log" |
 			sed -E "s|^${tree}/||; s|^(\\.\\./)+(linux/)?||; s|^|$f |"
 	done | sort
 }
@@ -92,19 +103,29 @@ for c in "${commits[@]}"; do
 		grep -v -E '^(tools|scripts|samples|Documentation)/' || true)
 	if [ ${#files[@]} = 0 ]; then
 		git -C "$tree" checkout -q --detach "$c"
-		echo "# patch $n/${#commits[@]}: no C file of the kernel build: $subject"
+		echo "patch $n/${#commits[@]}: no C file of the kernel build: $subject"
 		continue
 	fi
 	log "w1: patch $n/${#commits[@]}: ${files[*]} (${flavours[*]})"
-	if ! before=$(w1_warnings "${files[@]}"); then
-		echo "# patch $n/${#commits[@]}: the W=1 build before it failed: $subject"
-		failed=$((failed + 1))
+	# before it: the files that exist there (a file the commit adds has
+	# no warning before it, so all of its warnings are new)
+	old=()
+	for f in "${files[@]}"; do
+		git -C "$tree" cat-file -e "HEAD:$f" 2>/dev/null && old+=("$f")
+	done
+	before=
+	if [ ${#old[@]} -gt 0 ] && ! before=$(w1_warnings "$n-before" "${old[@]}"); then
+		# a tree that did not build before it was counted at the commit
+		# that broke it: not this one's fault
+		echo "patch $n/${#commits[@]}: the W=1 build before it failed: $subject"
+		sed 's/^/  /' <<<"$before"
 		git -C "$tree" checkout -q --detach "$c"
 		continue
 	fi
 	git -C "$tree" checkout -q --detach "$c"
-	if ! after=$(w1_warnings "${files[@]}"); then
-		echo "# patch $n/${#commits[@]}: the W=1 build failed: $subject"
+	if ! after=$(w1_warnings "$n-after" "${files[@]}"); then
+		echo "patch $n/${#commits[@]}: the W=1 build failed: $subject"
+		sed 's/^/  /' <<<"$after"
 		failed=$((failed + 1))
 		continue
 	fi
@@ -112,11 +133,11 @@ for c in "${commits[@]}"; do
 	new=$(comm -13 <(grep . <<<"$before" | awk '{ print $0 " #" ++n[$0] }' | sort) \
 		       <(grep . <<<"$after" | awk '{ print $0 " #" ++n[$0] }' | sort))
 	if [ -n "$new" ]; then
-		echo "# patch $n/${#commits[@]}: new W=1 warnings in ${files[*]}: $subject"
-		sed 's/^/#   /; s/ #[0-9]*$//' <<<"$new"
+		echo "patch $n/${#commits[@]}: new W=1 warnings in ${files[*]}: $subject"
+		sed 's/^/  /; s/ #[0-9]*$//' <<<"$new"
 		failed=$((failed + 1))
 	else
-		echo "# patch $n/${#commits[@]}: W=1 ${files[*]} (${flavours[*]}): $(grep -c . <<<"$after" || true) warnings, none new: $subject"
+		echo "patch $n/${#commits[@]}: W=1 ${files[*]} (${flavours[*]}): $(grep -c . <<<"$after" || true) warnings, none new: $subject"
 	fi
 done
 log "w1: ${#commits[@]} commits in $(( $(date +%s) - start ))s, $failed with new warnings or a failed build"

@@ -27,9 +27,19 @@ for a in sys.argv[1:]:
         continue
     src = a[:-2] + '.c'
     print(f'  CC      {a}')
+    if not (tree / src).exists():
+        print(f"make[3]: *** No rule to make target '{a}'.  Stop.", file=sys.stderr)
+        sys.exit(2)
+    if 'BREAK' in (tree / src).read_text():
+        print(f'../linux/{src}:1:1: error: broken', file=sys.stderr)
+        sys.exit(2)
     for n, line in enumerate((tree / src).read_text().splitlines(), 1):
         if 'WARN' in line and w1:
             print(f'../linux/{src}:{n}:5: warning: {line.strip()} [-Wfake]', file=sys.stderr)
+        if 'KDOC' in line and w1:
+            print(f'Warning: {tree}/{src}:{n} {line.strip()}', file=sys.stderr)
+        if 'OBJTOOL' in line:
+            print(f'{a}: warning: objtool: {line.strip()}', file=sys.stderr)
 '''
 
 
@@ -93,8 +103,8 @@ def test_new_warning_fails_and_is_shown(work):
     assert rc == 1, out
     assert 'patch 2/2: new W=1 warnings in net/core/dev.c: adds one' in out
     # the multiset: a second copy of the old warning is new too
-    assert out.count('#   debug net/core/dev.c: warning: WARN old [-Wfake]') == 1
-    assert '#   debug net/core/dev.c: warning: WARN new [-Wfake]' in out
+    assert out.count('  debug net/core/dev.c: warning: WARN old [-Wfake]') == 1
+    assert '  debug net/core/dev.c: warning: WARN new [-Wfake]' in out
 
 
 def test_builds_with_w1_before_and_after(work):
@@ -113,3 +123,43 @@ def test_file_the_debug_build_does_not_compile_is_skipped(work):
     rc, out = run(work)
     assert rc == 0, out
     assert 'patch 1/1: no C file of the kernel build' in out
+
+
+def test_new_file_is_built_after_only_and_its_warnings_are_new(work):
+    tree = work / 'linux'
+    (work / 'build-debug/net/core/new.o').write_text('')
+    commit(tree, 'adds new.c', {'net/core/new.c': 'int x;\nWARN in a new file\n'})
+    rc, out = run(work)
+    assert rc == 1, out
+    assert 'patch 1/1: new W=1 warnings in net/core/new.c: adds new.c' in out
+    assert 'before it failed' not in out
+    calls = (work / 'w1' / 'make-calls').read_text().splitlines()
+    assert calls == ['W=1 net/core/new.o'], calls
+
+
+def test_kernel_doc_and_objtool_warnings_count(work):
+    tree = work / 'linux'
+    commit(tree, 'kdoc', {'net/core/dev.c': 'int a;\nWARN old\n/* KDOC no description */\n'})
+    commit(tree, 'objtool', {'net/core/other.c': 'int b;\n/* OBJTOOL unreachable */\n'})
+    rc, out = run(work)
+    assert rc == 1, out
+    assert '  debug net/core/dev.c: warning: /* KDOC no description */' in out
+    assert '  debug net/core/other.o: warning: objtool: /* OBJTOOL unreachable */' in out
+
+
+def test_a_failing_build_fails_and_shows_why(work):
+    tree = work / 'linux'
+    commit(tree, 'breaks dev', {'net/core/dev.c': 'int a;\nBREAK\n'})
+    rc, out = run(work)
+    assert rc == 1, out
+    assert 'patch 1/1: the W=1 build failed: breaks dev' in out
+    assert 'the debug build failed' in out and 'error: broken' in out
+
+
+def test_deleted_files_are_not_built(work):
+    tree = work / 'linux'
+    git(tree, 'rm', '-q', 'net/core/other.c')
+    git(tree, 'commit', '-q', '-m', 'drop other')
+    rc, out = run(work)
+    assert rc == 0, out
+    assert 'patch 1/1: no C file of the kernel build: drop other' in out
