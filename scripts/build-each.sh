@@ -20,8 +20,11 @@ tree=$each/linux
 git -C "$LINUX" rev-parse -q --verify base >/dev/null || die "no work tree: run make apply"
 mapfile -t commits < <(git -C "$LINUX" rev-list --reverse base..HEAD)
 [ ${#commits[@]} -gt 0 ] || die "no commits on top of base in $LINUX"
-# a worktree whose repository was re-created by apply-series.sh is stale
-if [ -e "$tree" ] && ! git -C "$tree" rev-parse -q --verify HEAD >/dev/null 2>&1; then
+# a worktree whose repository was re-created by apply-series.sh is stale,
+# and its .git may even name another worktree's entry (git names them
+# after the directory, "linux", like w1-builds.sh's): only one that $LINUX
+# lists under this path is used
+if [ -e "$tree" ] && ! git -C "$LINUX" worktree list --porcelain | grep -qxF "worktree $tree"; then
 	rm -rf "$tree"
 	git -C "$LINUX" worktree prune
 fi
