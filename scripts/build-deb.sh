@@ -64,9 +64,7 @@ base_version=$(git -C "$LINUX" log -1 --format=%s tarball 2>/dev/null | awk '{pr
 # set, even empty, LOCALVERSION stops setlocalversion from appending "+" for
 # a git tree with commits past the tag: the release is 6.12.117-knapid
 export LOCALVERSION=
-export KBUILD_BUILD_TIMESTAMP="Thu Jan  1 00:00:00 UTC 2026"
-export KBUILD_BUILD_USER=knapid KBUILD_BUILD_HOST=harness KBUILD_BUILD_VERSION=1
-export CCACHE_BASEDIR=$WORK CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
+kbuild_env "$WORK"
 if [ "$src" != slim ]; then
 	export CCACHE_DIR=${DEB_CCACHE_DIR:-$CACHE/ccache-deb}
 	export CCACHE_MAXSIZE=${DEB_CCACHE_MAXSIZE:-20G}

@@ -20,18 +20,7 @@ tree=$each/linux
 git -C "$LINUX" rev-parse -q --verify base >/dev/null || die "no work tree: run make apply"
 mapfile -t commits < <(git -C "$LINUX" rev-list --reverse base..HEAD)
 [ ${#commits[@]} -gt 0 ] || die "no commits on top of base in $LINUX"
-# a worktree whose repository was re-created by apply-series.sh is stale,
-# and its .git may even name another worktree's entry (git names them
-# after the directory, "linux", like w1-builds.sh's): only one that $LINUX
-# lists under this path is used
-if [ -e "$tree" ] && ! git -C "$LINUX" worktree list --porcelain | grep -qxF "worktree $tree"; then
-	rm -rf "$tree"
-	git -C "$LINUX" worktree prune
-fi
-if [ ! -e "$tree/.git" ]; then
-	log "each: worktree $tree"
-	git -C "$LINUX" worktree add -q --detach "$tree" HEAD
-fi
+worktree_at "$tree"
 git -C "$tree" checkout -q --detach "${commits[-1]}"
 
 for flavour in "${flavours[@]}"; do

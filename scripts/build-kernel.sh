@@ -10,10 +10,7 @@ flavour=${1:?usage: build-kernel.sh FLAVOUR}
 B=$WORK/build-$flavour
 [ -f "$B/.config" ] || die "run configure-kernel.sh $flavour first"
 
-export KBUILD_BUILD_TIMESTAMP="Thu Jan  1 00:00:00 UTC 2026"
-export KBUILD_BUILD_USER=knapid KBUILD_BUILD_HOST=harness KBUILD_BUILD_VERSION=1
-export CCACHE_BASEDIR=$WORK CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
-export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-10G}
+kbuild_env "$WORK"
 jobs=$(($(nproc) + 1))
 
 log "build $flavour: make -j$jobs bzImage (log: $B/build.log)"

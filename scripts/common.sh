@@ -9,6 +9,36 @@ log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 warn() { printf '[%s] WARNING: %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { printf '[%s] ERROR: %s\n' "$(date +%H:%M:%S)" "$*" >&2; exit 1; }
 
+# kbuild_env BASEDIR: constant build metadata, so that a rebuild makes the
+# same objects, and ccache settings that serve them to any tree under
+# BASEDIR (clones, worktrees, the sabotage and build-each trees)
+kbuild_env() {
+	export KBUILD_BUILD_TIMESTAMP="Thu Jan  1 00:00:00 UTC 2026"
+	export KBUILD_BUILD_USER=knapid KBUILD_BUILD_HOST=harness KBUILD_BUILD_VERSION=1
+	export CCACHE_BASEDIR=$1 CCACHE_NOHASHDIR=1
+	export CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
+	export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-10G}
+}
+
+# worktree_at TREE: TREE is a detached worktree of $LINUX, added if needed.
+# A worktree whose repository apply-series.sh re-created is stale, and its
+# .git may even name another worktree's entry (git names them after the
+# directory, and build-each's and w1-builds.sh's are both "linux"): only
+# one that $LINUX lists under this path is kept
+worktree_at() {
+	local tree=$1
+
+	if [ -e "$tree" ] &&
+		! git -C "$LINUX" worktree list --porcelain | grep -qxF "worktree $tree"; then
+		rm -rf "$tree"
+		git -C "$LINUX" worktree prune
+	fi
+	if [ ! -e "$tree/.git" ]; then
+		log "worktree $tree"
+		git -C "$LINUX" worktree add -q --detach "$tree" HEAD
+	fi
+}
+
 # The kernel base the series are for (BASE=6.12 or 7.3); its patches are in
 # patches/$KBASE. BASE_SUITE: the Debian suite that serves the base when the
 # machine's own apt sources do not (7.3 comes from trixie-backports), read

@@ -24,20 +24,9 @@ git -C "$LINUX" rev-parse -q --verify base >/dev/null ||
 [ -f "$WORK/build-debug/.config" ] || die "no $WORK/build-debug/.config: run make build-debug"
 mapfile -t commits < <(git -C "$LINUX" rev-list --reverse base..HEAD)
 [ ${#commits[@]} -gt 0 ] || die "no commits on top of base in $LINUX"
-# a worktree whose repository was re-created by apply-series.sh is stale,
-# and its .git may even name another worktree's entry (git names them
-# after the directory, "linux", like build-each's): only one that $LINUX
-# lists under this path is used
-if [ -e "$tree" ] && ! git -C "$LINUX" worktree list --porcelain | grep -qxF "worktree $tree"; then
-	rm -rf "$tree"
-	git -C "$LINUX" worktree prune
-fi
-[ -e "$tree/.git" ] || git -C "$LINUX" worktree add -q --detach "$tree" HEAD
+worktree_at "$tree"
 
-export KBUILD_BUILD_TIMESTAMP="Thu Jan  1 00:00:00 UTC 2026"
-export KBUILD_BUILD_USER=knapid KBUILD_BUILD_HOST=harness KBUILD_BUILD_VERSION=1
-export CCACHE_BASEDIR=$w1 CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
-export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-10G}
+kbuild_env "$w1"
 
 # Each flavour's .config at the top of the series, put back before every
 # build (Kconfig drops an option at a commit that does not have it yet):
@@ -64,30 +53,59 @@ git -C "$tree" checkout -q --detach base
 # warning, sorted, as "FLAVOUR PATH: warning: TEXT" (PATH in the tree, no
 # line number: a patch moves lines): the compiler's, objtool's ("x.o:
 # warning: objtool: ...") and kernel-doc's (7.3's prints "Warning: PATH:N
-# TEXT"). Each build's whole output in $w1/logs/LOG-FLAVOUR.log; when one
-# fails, its tail goes to stdout and the function returns 1.
+# TEXT"). A flavour whose .config Kconfig resolves to an earlier one's at
+# this commit (before the series adds CONFIG_THREADED_NAPI, debug and
+# nothreaded are the same kernel) is not built again: the earlier one's
+# warnings count for it. Each build's whole output in
+# $w1/logs/LOG-FLAVOUR.log; when one fails, its tail goes to stdout and
+# the function returns 1.
 w1_warnings()
 {
-	local log=$1 f b o
+	local log=$1 f g b o same
+	local -A warnings=()
 
 	shift
 	for f in "${flavours[@]}"; do
 		b=$w1/build-$f
 		cp "$b/config.top" "$b/.config"
+		if ! kmake "$b" olddefconfig > "$w1/logs/$log-$f.log" 2>&1; then
+			echo "the $f configuration failed ($w1/logs/$log-$f.log):"
+			tail -30 "$w1/logs/$log-$f.log"
+			return 1
+		fi
+		same=
+		for g in "${!warnings[@]}"; do
+			cmp -s "$b/.config" "$w1/build-$g/.config" && same=$g
+		done
+		if [ -n "$same" ]; then
+			echo "same .config as $same here: its warnings count" >> "$w1/logs/$log-$f.log"
+			warnings[$f]=$(sed "s|^$same |$f |" <<<"${warnings[$same]}")
+			continue
+		fi
 		for o in "${@/%.c/.o}"; do
 			rm -f "${b:?}/$o"
 		done
-		if ! make -C "$tree" O="$b" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" \
-			-j"$(($(nproc) + 1))" W=1 "${@/%.c/.o}" > "$w1/logs/$log-$f.log" 2>&1; then
+		if ! kmake "$b" W=1 "${@/%.c/.o}" >> "$w1/logs/$log-$f.log" 2>&1; then
 			echo "the $f build failed ($w1/logs/$log-$f.log):"
 			tail -30 "$w1/logs/$log-$f.log"
 			return 1
 		fi
-		sed -n -E -e 's|^([^ :]+):[0-9]+:([0-9]+:)? warning: |\1: warning: |p' \
+		warnings[$f]=$(sed -n -E -e 's|^([^ :]+):[0-9]+:([0-9]+:)? warning: |\1: warning: |p' \
 			-e 's|^([^ :]+\.o): warning: |\1: warning: |p' \
 			-e 's|^Warning: ([^ :]+):[0-9]+ |\1: warning: |p' "$w1/logs/$log-$f.log" |
-			sed -E "s|^${tree}/||; s|^(\\.\\./)+(linux/)?||; s|^|$f |"
-	done | sort
+			sed -E "s|^${tree}/||; s|^(\\.\\./)+(linux/)?||; s|^|$f |")
+	done
+	printf '%s\n' "${warnings[@]}" | grep . | sort || true
+}
+
+# kmake BUILD TARGET...
+kmake()
+{
+	local b=$1
+
+	shift
+	make -C "$tree" O="$b" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" \
+		-j"$(($(nproc) + 1))" "$@"
 }
 
 failed=0

@@ -19,9 +19,19 @@ for i, a in enumerate(sys.argv):
     if a == '-C':
         tree = pathlib.Path(sys.argv[i + 1])
 w1 = 'W=1' in sys.argv
+out = pathlib.Path(next(a[2:] for a in sys.argv if a.startswith('O=')))
+if 'olddefconfig' in sys.argv:
+    # Kconfig drops what the tree does not declare (a file "Kconfig")
+    kconfig = tree / 'Kconfig'
+    known = kconfig.read_text().split() if kconfig.exists() else []
+    lines = (out / '.config').read_text().splitlines()
+    keep = [line for line in lines
+            if any(f'CONFIG_{k}=' in line or f'CONFIG_{k} ' in line for k in known)]
+    (out / '.config').write_text(''.join(line + '\n' for line in keep))
+    sys.exit(0)
 log = pathlib.Path(tree).parent / 'make-calls'
 with open(log, 'a') as f:
-    f.write(' '.join(a for a in sys.argv[1:] if a.endswith('.o') or a == 'W=1') + '\n')
+    f.write(out.name + ' ' + ' '.join(a for a in sys.argv[1:] if a.endswith('.o') or a == 'W=1') + '\n')
 for a in sys.argv[1:]:
     if not a.endswith('.o'):
         continue
@@ -63,12 +73,12 @@ def work(tmp_path):
     tree = w / 'linux'
     tree.mkdir(parents=True)
     git(tree, 'init', '-q')
-    commit(tree, 'base', {'net/core/dev.c': 'int a;\nWARN old\n', 'net/core/other.c': 'int b;\n',
+    commit(tree, 'base', {'Kconfig': 'NET\n', 'net/core/dev.c': 'int a;\nWARN old\n', 'net/core/other.c': 'int b;\n',
                           'tools/x.c': 'WARN\n'})
     git(tree, 'tag', 'base')
     b = w / 'build-debug'
     (b / 'net/core').mkdir(parents=True)
-    (b / '.config').write_text('CONFIG_NET=y\n')
+    (b / '.config').write_text('CONFIG_NET=y\nCONFIG_THREADED_NAPI=y\n')
     (b / 'net/core/dev.o').write_text('')
     (b / 'net/core/other.o').write_text('')
     bin_dir = tmp_path / 'bin'
@@ -113,7 +123,7 @@ def test_builds_with_w1_before_and_after(work):
     rc, out = run(work)
     assert rc == 0, out
     calls = (work / 'w1' / 'make-calls').read_text().splitlines()
-    assert calls.count('W=1 net/core/dev.o') == 2, calls
+    assert calls.count('build-debug W=1 net/core/dev.o') == 2, calls
 
 
 def test_file_the_debug_build_does_not_compile_is_skipped(work):
@@ -134,7 +144,7 @@ def test_new_file_is_built_after_only_and_its_warnings_are_new(work):
     assert 'patch 1/1: new W=1 warnings in net/core/new.c: adds new.c' in out
     assert 'before it failed' not in out
     calls = (work / 'w1' / 'make-calls').read_text().splitlines()
-    assert calls == ['W=1 net/core/new.o'], calls
+    assert calls == ['build-debug W=1 net/core/new.o'], calls
 
 
 def test_kernel_doc_and_objtool_warnings_count(work):
@@ -163,3 +173,37 @@ def test_deleted_files_are_not_built(work):
     rc, out = run(work)
     assert rc == 0, out
     assert 'patch 1/1: no C file of the kernel build: drop other' in out
+
+
+FAKE_CONFIGURE = r'''#!/bin/sh
+# configure-kernel.sh nothreaded: the debug .config with knapid off
+mkdir -p "$WORK/build-$1"
+printf 'CONFIG_NET=y\n# CONFIG_THREADED_NAPI is not set\n' > "$WORK/build-$1/.config"
+'''
+
+
+def test_a_flavour_kconfig_makes_the_same_is_not_built_again(work, tmp_path):
+    """Before the series declares CONFIG_THREADED_NAPI, debug and nothreaded
+    are one kernel: built once, its warnings counted for both, so that the
+    commit adding the option finds none new in the second flavour."""
+    top = tmp_path / 'top' / 'scripts'
+    top.mkdir(parents=True)
+    for name in ('w1-builds.sh', 'common.sh'):
+        (top / name).write_text((TOP / 'scripts' / name).read_text())
+        (top / name).chmod(0o755)
+    (top / 'configure-kernel.sh').write_text(FAKE_CONFIGURE)
+    (top / 'configure-kernel.sh').chmod(0o755)
+    tree = work / 'linux'
+    commit(tree, 'touch dev', {'net/core/dev.c': 'int a;\nWARN old\nint e;\n'})
+    commit(tree, 'add the option', {'Kconfig': 'NET\nTHREADED_NAPI\n',
+                                    'net/core/dev.c': 'int a;\nWARN old\nint f;\n'})
+    env = dict(os.environ, WORK=str(work), BASE='7.3', W1_FLAVOURS='debug nothreaded',
+               PATH=f'{work.parent / "bin"}:{os.environ["PATH"]}')
+    r = subprocess.run([str(top / 'w1-builds.sh')], check=False, env=env, capture_output=True, text=True)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out
+    assert 'patch 2/2: W=1 net/core/dev.c (debug nothreaded): 2 warnings, none new: add the option' in out
+    calls = (work / 'w1' / 'make-calls').read_text().splitlines()
+    # patch 1 before and after, patch 2 before: debug only; patch 2 after: both
+    assert calls.count('build-debug W=1 net/core/dev.o') == 4, calls
+    assert calls.count('build-nothreaded W=1 net/core/dev.o') == 1, calls
