@@ -281,7 +281,10 @@ def report(out, sums, icount):
     lines += ['', '## Cost: guest CPU time per MB received (ms, both vCPUs; virtual time '
               'under icount)', '',
               'At a fixed 1 Gbit/s TCP stream and at the flood\'s maximum (cyclictest '
-              'beside it); the maximum\'s Gbit/s in brackets. Under icount a vCPU\'s time '
+              'beside it); the maximum\'s Gbit/s in brackets. CPU time is what every task '
+              'ran (schedstat) plus the interrupt and softirq time of /proc/stat '
+              '(CONFIG_IRQ_TIME_ACCOUNTING): the idle time cannot be used, icount\'s clock '
+              'jumps to the next timer when both vCPUs idle. Under icount a vCPU\'s time '
               'also advances while the other executes, so this is the CPU time the guest '
               'accounts, not an instruction count.', '',
               '| boot | ' + ' | '.join(f'{m} at 1G' for m in MODES) + ' | ' +

@@ -43,12 +43,7 @@ for c in "${commits[@]}"; do
 		b=$each/build-$flavour
 		cp "$b/config.top" "$b/.config"
 		make -s -C "$tree" O="$b" ARCH=x86_64 olddefconfig >/dev/null
-		same=
-		for other in "${built[@]}"; do
-			cmp -s <(grep -v '^#' "$b/.config") <(grep -v '^#' "$each/build-$other/.config") &&
-				same=$other
-		done
-		if [ -n "$same" ]; then
+		if same=$(same_config "$each" "$flavour" "${built[@]}"); then
 			log "each: patch $n/${#commits[@]} ($flavour): same .config as $same at this commit, not built again"
 			continue
 		fi

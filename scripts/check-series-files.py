@@ -8,13 +8,30 @@ netdev tree it is for ("net" or "net-next": its subjects then read
 lists exactly its NNNN-*.patch files, numbered 0001..N in order; patch n has
 the subject "[PATCH n/N] ..." (or "[PATCH] ..." when N is 1), its cover
 letter "[PATCH 0/N] ..." with a subject and text of its own (not git's
-template); netdev takes at most 15 patches a series. Prints one line per
-problem and exits 1 if there is any."""
+template) wrapped at 75 columns; netdev takes at most 15 patches a series.
+Prints one line per problem and exits 1 if there is any."""
 import os
 import re
 import sys
 
 MAX_PATCHES = 15  # Documentation/process/maintainer-netdev.rst
+# a mail's text, as a commit message's (checkpatch's 75 for those)
+COVER_WIDTH = 75
+# git's shortlog of the series, where the letter's own text ends
+SHORTLOG = re.compile(r'^\S.* \(\d+\):$')
+
+
+def long_lines(text):
+    """(line number, line) of a cover letter's text (after its headers,
+    before git's shortlog) wider than COVER_WIDTH; a line holding a URL may be"""
+    head, _, body = text.partition('\n\n')
+    n = head.count('\n') + 3
+    for line in body.split('\n'):
+        if SHORTLOG.match(line):
+            return
+        if len(line) > COVER_WIDTH and '://' not in line:
+            yield n, line
+        n += 1
 
 
 def lines(path):
@@ -80,6 +97,9 @@ def check(top):
                 problems.append(f'{d}/0000-cover-letter.patch: still git\'s template')
             if '{{' in text:
                 problems.append(f'{d}/0000-cover-letter.patch: has a {{...}} placeholder left')
+            for n, line in long_lines(text):
+                problems.append(f'{d}/0000-cover-letter.patch:{n}: {len(line)} columns, '
+                                f'the text is wrapped at {COVER_WIDTH}')
     return problems
 
 

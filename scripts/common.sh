@@ -9,6 +9,23 @@ log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 warn() { printf '[%s] WARNING: %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { printf '[%s] ERROR: %s\n' "$(date +%H:%M:%S)" "$*" >&2; exit 1; }
 
+# same_config DIR FLAVOUR OTHER...: print the first OTHER whose
+# DIR/build-OTHER/.config is FLAVOUR's, comments aside (Kconfig resolved
+# both to one kernel, as debug and nothreaded before the series adds
+# CONFIG_THREADED_NAPI); fail if there is none
+same_config() {
+	local dir=$1 f=$2 g
+
+	shift 2
+	for g in "$@"; do
+		if cmp -s <(grep -v '^#' "$dir/build-$f/.config") <(grep -v '^#' "$dir/build-$g/.config"); then
+			echo "$g"
+			return 0
+		fi
+	done
+	return 1
+}
+
 # kbuild_env BASEDIR: constant build metadata, so that a rebuild makes the
 # same objects, and ccache settings that serve them to any tree under
 # BASEDIR (clones, worktrees, the sabotage and build-each trees)

@@ -12,7 +12,7 @@ for f in "$TOP"/configs/feature-*.config; do
 	[ -e "$f" ] && frags+=("$f")
 done
 case $flavour in
-release) ;;
+release) frags+=("$TOP/configs/release.config") ;;
 debug) frags+=("$TOP/configs/debug.config") ;;
 # the debug options too: the build then differs from the debug one only where
 # CONFIG_THREADED_NAPI matters, and ccache serves everything else

@@ -61,23 +61,16 @@ git -C "$tree" checkout -q --detach base
 # the function returns 1.
 w1_warnings()
 {
-	local log=$1 f g b o same
+	local log=$1 f b o same
 	local -A warnings=()
 
 	shift
 	for f in "${flavours[@]}"; do
 		b=$w1/build-$f
 		cp "$b/config.top" "$b/.config"
-		if ! kmake "$b" olddefconfig > "$w1/logs/$log-$f.log" 2>&1; then
-			echo "the $f configuration failed ($w1/logs/$log-$f.log):"
-			tail -30 "$w1/logs/$log-$f.log"
-			return 1
-		fi
-		same=
-		for g in "${!warnings[@]}"; do
-			cmp -s "$b/.config" "$w1/build-$g/.config" && same=$g
-		done
-		if [ -n "$same" ]; then
+		: > "$w1/logs/$log-$f.log"
+		w1_make "$f" configuration "$log" olddefconfig || return 1
+		if same=$(same_config "$w1" "$f" "${!warnings[@]}"); then
 			echo "same .config as $same here: its warnings count" >> "$w1/logs/$log-$f.log"
 			warnings[$f]=$(sed "s|^$same |$f |" <<<"${warnings[$same]}")
 			continue
@@ -85,17 +78,26 @@ w1_warnings()
 		for o in "${@/%.c/.o}"; do
 			rm -f "${b:?}/$o"
 		done
-		if ! kmake "$b" W=1 "${@/%.c/.o}" >> "$w1/logs/$log-$f.log" 2>&1; then
-			echo "the $f build failed ($w1/logs/$log-$f.log):"
-			tail -30 "$w1/logs/$log-$f.log"
-			return 1
-		fi
+		w1_make "$f" build "$log" W=1 "${@/%.c/.o}" || return 1
 		warnings[$f]=$(sed -n -E -e 's|^([^ :]+):[0-9]+:([0-9]+:)? warning: |\1: warning: |p' \
 			-e 's|^([^ :]+\.o): warning: |\1: warning: |p' \
 			-e 's|^Warning: ([^ :]+):[0-9]+ |\1: warning: |p' "$w1/logs/$log-$f.log" |
 			sed -E "s|^${tree}/||; s|^(\\.\\./)+(linux/)?||; s|^|$f |")
 	done
 	printf '%s\n' "${warnings[@]}" | grep . | sort || true
+}
+
+# w1_make FLAVOUR WHAT LOG TARGET...: kmake in FLAVOUR's build dir, appended
+# to logs/LOG-FLAVOUR.log; on failure says that FLAVOUR's WHAT failed
+w1_make()
+{
+	local f=$1 what=$2 out=$w1/logs/$3-$1.log
+
+	shift 3
+	kmake "$w1/build-$f" "$@" >> "$out" 2>&1 && return 0
+	echo "the $f $what failed ($out):"
+	tail -30 "$out"
+	return 1
 }
 
 # kmake BUILD TARGET...

@@ -139,6 +139,20 @@ def test_more_than_15_patches_and_template_cover_fail(tmp_path):
     assert "still git's template" in r.stdout
 
 
+
+def test_cover_letter_text_wider_than_75_columns_fails(tmp_path):
+    top = make_series(tmp_path / 'p', [('one', 2)])
+    cover = top / 'one' / '0000-cover-letter.patch'
+    wide = 'word ' * 16 + 'end'                    # 83 columns
+    cover.write_text('Subject: [PATCH 0/2] net: the series\n\ntext\n' + wide + '\n'
+                     'https://example.invalid/' + 'x' * 80 + '\n\n'
+                     't (2):\n  net: change 1\n\n ' + 'a' * 90 + ' | 2 +\n')
+    r = run(SERIES_FILES, top)
+    assert r.returncode == 1
+    # the URL and the diffstat below the shortlog are not counted
+    assert r.stdout == 'one/0000-cover-letter.patch:4: 83 columns, the text is wrapped at 75\n'
+
+
 def test_tree_field_sets_the_subject_prefix(tmp_path):
     # "DIR COUNT net": the subjects must read [PATCH net n/N]
     top = make_series(tmp_path / 'p', [('fixes', 2)],

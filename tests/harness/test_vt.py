@@ -33,6 +33,35 @@ def test_hist_stats_quantiles():
     assert st['p999_us'] == 25000
 
 
+
+def test_task_run_ns_sums_every_thread_of_every_process(tmp_path):
+    for pid, tids in (('1', {'1': '1000 7 3'}), ('42', {'42': '2000 1 1', '43': '30 1 1'})):
+        for tid, line in tids.items():
+            d = tmp_path / pid / 'task' / tid
+            d.mkdir(parents=True)
+            (d / 'schedstat').write_text(line + '\n')
+    (tmp_path / 'self').mkdir()            # not a pid
+    (tmp_path / '77').mkdir()              # a process that exited: no task dir
+    assert vt_guest.task_run_ns(str(tmp_path)) == 3030
+
+
+def test_cost_is_task_time_plus_irq_time_never_idle_time(monkeypatch):
+    """busy CPU time: the tasks' run time plus /proc/stat's irq and softirq
+    (precise with IRQ_TIME_ACCOUNTING); the idle fields, which icount
+    inflates, do not enter it"""
+    hz = vt_guest.os.sysconf('SC_CLK_TCK')
+    # user nice system idle iowait irq softirq steal, per vCPU
+    before = {'cpu0': [0, 0, 0, 0, 0, 0, 0, 0], 'cpu1': [0, 0, 0, 0, 0, 0, 0, 0]}
+    after = {'cpu0': [0, 0, 0, 4 * hz, 0, hz // 10, 0, 0],
+             'cpu1': [0, 0, 0, 4 * hz, 0, 0, hz // 5, 0]}
+    monkeypatch.setattr(vt_guest.Vt, 'meters',
+                        staticmethod(lambda: (12.0, after, {}, 2_500_000_000)))
+    d = vt_guest.Vt.delta((10.0, before, {}, 1_000_000_000))
+    assert d['secs'] == 2.0
+    assert (d['task_cpu_secs'], d['irq_cpu_secs']) == (1.5, 0.3)
+    assert d['busy_cpu_secs'] == 1.8
+
+
 def boot(name, maxes, hog, rr=(100.0, 115.0, 101.0, 130.0), own=(50.0, 51.0, 50.5, 60.0),
          rounds=3, cmdline=''):
     """a vt-NAME.json: MAXES the cyclictest max per mode (MODES order), HOG
