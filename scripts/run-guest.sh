@@ -30,10 +30,25 @@ log "guest $flavour: ${img#"$TOP"/}, QEMU accelerator TCG (vng --disable-kvm), $
 log "guest $flavour: console in $out/console.log"
 export PATH=$VENV/bin:$PATH
 start=$(date +%s)
+: > "$out/console.log"
 timeout -k 20 "$tmo" "$VENV/bin/vng" --disable-kvm --cpus "$cpus" --memory "$mem" \
 	--force-9p --disable-microvm --verbose --run "$img" --user root --rwdir "$out=$out" \
 	--append "panic=-1 $append" ${qemu:+--qemu-opts="$qemu"} \
-	--exec "$cmd" < /dev/null > "$out/console.log" 2>&1
+	--exec "$cmd" < /dev/null > "$out/console.log" 2>&1 &
+vng=$!
+# virtme-ng's init that finds no console port for the command (udev timed
+# out: under icount with sleep=off a loaded host does it) starts a shell
+# that waits for the whole timeout: stop at once
+while kill -0 $vng 2>/dev/null; do
+	if grep -q 'cannot find script I/O ports' "$out/console.log"; then
+		kill -TERM $vng
+		wait $vng
+		tail -n 12 "$out/console.log" >&2
+		die "guest $flavour: virtme-ng's init found no script I/O ports after $(( $(date +%s) - start ))s, so the command never ran (udev timed out in the boot; console: $out/console.log)"
+	fi
+	sleep 1
+done
+wait $vng
 rc=$?
 secs=$(( $(date +%s) - start ))
 if grep -q 'Kernel panic - not syncing' "$out/console.log"; then

@@ -6,7 +6,9 @@
 # before the commit and after it, with knapid on (the debug flavour's
 # .config) and off (nothreaded: a helper only one side of an #ifdef uses
 # warns there), and a commit fails when a build has a warning after it
-# that it did not have before. x86_64 only. A header a patch changes is
+# that it did not have before. NIPA's build_32bit, reduced: the same files
+# at W=1 for i386 (the debug fragments, 32-bit) at the base and at the top
+# of the series only, not per commit (W1_I386=0 skips it). A header a patch changes is
 # covered through the C files the same patch touches only (NIPA rebuilds
 # the whole tree; this stays in minutes). A worktree of its own
 # ($WORK/w1) is used, so $LINUX is left alone; the objects go through
@@ -28,6 +30,17 @@ worktree_at "$tree"
 
 kbuild_env "$w1"
 
+# kmake BUILD TARGET... (build-i386 for ARCH=i386, any other for x86_64)
+kmake()
+{
+	local b=$1 arch=x86_64
+
+	shift
+	[ "${b##*/}" = build-i386 ] && arch=i386
+	make -C "$tree" O="$b" ARCH=$arch CC="ccache gcc" HOSTCC="ccache gcc" \
+		-j"$(($(nproc) + 1))" "$@"
+}
+
 # Each flavour's .config at the top of the series, put back before every
 # build (Kconfig drops an option at a commit that does not have it yet):
 # the debug flavour's is the one make build-debug built with; the others
@@ -46,6 +59,18 @@ for f in "${flavours[@]}"; do
 		cp "$w1/build-$f/.config" "$w1/build-$f/config.top"
 	fi
 done
+if [ "${W1_I386:-1}" = 1 ]; then
+	b=$w1/build-i386
+	mkdir -p "$b"
+	{
+		grep -v '^CONFIG_64BIT=' "$TOP/configs/base.config"
+		cat "$TOP/configs/base-$KBASE.config" "$TOP"/configs/feature-*.config "$TOP/configs/debug.config"
+	} > "$b/fragments.config"
+	kmake "$b" KCONFIG_ALLCONFIG="$b/fragments.config" allnoconfig > "$w1/logs/i386-config.log" 2>&1 ||
+		die "w1: the i386 configuration failed ($w1/logs/i386-config.log)"
+	grep -q '^CONFIG_X86_32=y' "$b/.config" || die "w1: the i386 configuration is not 32-bit ($b/.config)"
+	cp "$b/.config" "$b/config.top"
+fi
 git -C "$tree" checkout -q --detach base
 
 # w1_warnings LOG FILE.c...: build the objects of the files with W=1 in
@@ -100,18 +125,17 @@ w1_make()
 	return 1
 }
 
-# kmake BUILD TARGET...
-kmake()
-{
-	local b=$1
 
-	shift
-	make -C "$tree" O="$b" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" \
-		-j"$(($(nproc) + 1))" "$@"
+# new_warnings BEFORE AFTER: the warnings of AFTER not in BEFORE (as multisets)
+new_warnings()
+{
+	comm -13 <(grep . <<<"$1" | awk '{ print $0 " #" ++n[$0] }' | sort) \
+		 <(grep . <<<"$2" | awk '{ print $0 " #" ++n[$0] }' | sort) | sed 's/ #[0-9]*$//'
 }
 
 failed=0
 n=0
+declare -A touched=()
 for c in "${commits[@]}"; do
 	n=$((n + 1))
 	subject=$(git -C "$LINUX" log -1 --format=%s "$c")
@@ -126,6 +150,9 @@ for c in "${commits[@]}"; do
 		echo "patch $n/${#commits[@]}: no C file of the kernel build: $subject"
 		continue
 	fi
+	for f in "${files[@]}"; do
+		touched[$f]=1
+	done
 	log "w1: patch $n/${#commits[@]}: ${files[*]} (${flavours[*]})"
 	# before it: the files that exist there (a file the commit adds has
 	# no warning before it, so all of its warnings are new)
@@ -149,16 +176,46 @@ for c in "${commits[@]}"; do
 		failed=$((failed + 1))
 		continue
 	fi
-	# the warnings after it that were not there before (as multisets)
-	new=$(comm -13 <(grep . <<<"$before" | awk '{ print $0 " #" ++n[$0] }' | sort) \
-		       <(grep . <<<"$after" | awk '{ print $0 " #" ++n[$0] }' | sort))
+	new=$(new_warnings "$before" "$after")
 	if [ -n "$new" ]; then
 		echo "patch $n/${#commits[@]}: new W=1 warnings in ${files[*]}: $subject"
-		sed 's/^/  /; s/ #[0-9]*$//' <<<"$new"
+		sed 's/^/  /' <<<"$new"
 		failed=$((failed + 1))
 	else
 		echo "patch $n/${#commits[@]}: W=1 ${files[*]} (${flavours[*]}): $(grep -c . <<<"$after" || true) warnings, none new: $subject"
 	fi
 done
+
+
+# i386: every file the series touched, at the base and at the top
+if [ "${W1_I386:-1}" = 1 ] && [ ${#touched[@]} -gt 0 ]; then
+	mapfile -t files < <(printf '%s\n' "${!touched[@]}" | sort)
+	flavours=(i386)
+	log "w1: i386 at the base and the top: ${files[*]}"
+	git -C "$tree" checkout -q --detach base
+	old=()
+	for f in "${files[@]}"; do
+		git -C "$tree" cat-file -e "HEAD:$f" 2>/dev/null && old+=("$f")
+	done
+	before=
+	if [ ${#old[@]} -gt 0 ] && ! before=$(w1_warnings i386-before "${old[@]}"); then
+		echo "i386: the W=1 build at the base failed"
+		sed 's/^/  /' <<<"$before"
+		failed=$((failed + 1))
+	else
+		git -C "$tree" checkout -q --detach "${commits[-1]}"
+		if ! after=$(w1_warnings i386-after "${files[@]}"); then
+			echo "i386: the W=1 build at the top of the series failed"
+			sed 's/^/  /' <<<"$after"
+			failed=$((failed + 1))
+		elif new=$(new_warnings "$before" "$after") && [ -n "$new" ]; then
+			echo "i386: new W=1 warnings at the top of the series in ${files[*]}"
+			sed 's/^/  /' <<<"$new"
+			failed=$((failed + 1))
+		else
+			echo "i386: W=1 ${files[*]} at the base and the top: $(grep -c . <<<"$after" || true) warnings, none new"
+		fi
+	fi
+fi
 log "w1: ${#commits[@]} commits in $(( $(date +%s) - start ))s, $failed with new warnings or a failed build"
 [ $failed = 0 ]

@@ -20,10 +20,20 @@ for i, a in enumerate(sys.argv):
         tree = pathlib.Path(sys.argv[i + 1])
 w1 = 'W=1' in sys.argv
 out = pathlib.Path(next(a[2:] for a in sys.argv if a.startswith('O=')))
+i386 = 'ARCH=i386' in sys.argv
+if 'allnoconfig' in sys.argv:
+    # the fragments' options, and the 32-bit one i386 selects
+    frags = next(a.split('=', 1)[1] for a in sys.argv if a.startswith('KCONFIG_ALLCONFIG='))
+    lines = [line for line in pathlib.Path(frags).read_text().splitlines()
+             if line.startswith('CONFIG_')]
+    out.mkdir(parents=True, exist_ok=True)
+    (out / '.config').write_text(''.join(line + '\n' for line in lines) +
+                                 ('CONFIG_X86_32=y\n' if i386 else ''))
+    sys.exit(0)
 if 'olddefconfig' in sys.argv:
     # Kconfig drops what the tree does not declare (a file "Kconfig")
     kconfig = tree / 'Kconfig'
-    known = kconfig.read_text().split() if kconfig.exists() else []
+    known = (kconfig.read_text().split() if kconfig.exists() else []) + ['X86_32']
     lines = (out / '.config').read_text().splitlines()
     keep = [line for line in lines
             if any(f'CONFIG_{k}=' in line or f'CONFIG_{k} ' in line for k in known)]
@@ -44,6 +54,8 @@ for a in sys.argv[1:]:
         print(f'../linux/{src}:1:1: error: broken', file=sys.stderr)
         sys.exit(2)
     for n, line in enumerate((tree / src).read_text().splitlines(), 1):
+        if 'WARN32' in line and not i386:
+            continue
         if 'WARN' in line and w1:
             print(f'../linux/{src}:{n}:5: warning: {line.strip()} [-Wfake]', file=sys.stderr)
         if 'KDOC' in line and w1:
@@ -88,8 +100,8 @@ def work(tmp_path):
     return w
 
 
-def run(work):
-    env = dict(os.environ, WORK=str(work), BASE='7.3', W1_FLAVOURS='debug',
+def run(work, i386='0'):
+    env = dict(os.environ, WORK=str(work), BASE='7.3', W1_FLAVOURS='debug', W1_I386=i386,
                PATH=f'{work.parent / "bin"}:{os.environ["PATH"]}')
     r = subprocess.run([str(W1)], check=False, env=env, capture_output=True, text=True)
     return r.returncode, r.stdout + r.stderr
@@ -197,7 +209,7 @@ def test_a_flavour_kconfig_makes_the_same_is_not_built_again(work, tmp_path):
     commit(tree, 'touch dev', {'net/core/dev.c': 'int a;\nWARN old\nint e;\n'})
     commit(tree, 'add the option', {'Kconfig': 'NET\nTHREADED_NAPI\n',
                                     'net/core/dev.c': 'int a;\nWARN old\nint f;\n'})
-    env = dict(os.environ, WORK=str(work), BASE='7.3', W1_FLAVOURS='debug nothreaded',
+    env = dict(os.environ, WORK=str(work), BASE='7.3', W1_FLAVOURS='debug nothreaded', W1_I386='0',
                PATH=f'{work.parent / "bin"}:{os.environ["PATH"]}')
     r = subprocess.run([str(top / 'w1-builds.sh')], check=False, env=env, capture_output=True, text=True)
     out = r.stdout + r.stderr
@@ -207,3 +219,28 @@ def test_a_flavour_kconfig_makes_the_same_is_not_built_again(work, tmp_path):
     # patch 1 before and after, patch 2 before: debug only; patch 2 after: both
     assert calls.count('build-debug W=1 net/core/dev.o') == 4, calls
     assert calls.count('build-nothreaded W=1 net/core/dev.o') == 1, calls
+
+
+def test_i386_builds_the_series_files_at_the_base_and_the_top(work):
+    """NIPA's build_32bit, reduced: every file the series touched, with
+    W=1 for i386, once at the base and once at the top"""
+    tree = work / 'linux'
+    commit(tree, 'touch dev', {'net/core/dev.c': 'int a;\nWARN old\nint e;\n'})
+    commit(tree, 'touch other', {'net/core/other.c': 'int b;\nint g;\n'})
+    rc, out = run(work, i386='1')
+    assert rc == 0, out
+    assert 'i386: W=1 net/core/dev.c net/core/other.c at the base and the top: ' \
+        '1 warnings, none new' in out
+    calls = (work / 'w1' / 'make-calls').read_text().splitlines()
+    assert calls.count('build-i386 W=1 net/core/dev.o net/core/other.o') == 2, calls
+    assert (work / 'w1' / 'build-i386' / 'config.top').read_text().count('CONFIG_X86_32=y') == 1
+
+
+def test_i386_only_warning_fails(work):
+    tree = work / 'linux'
+    commit(tree, 'a 32-bit warning', {'net/core/dev.c': 'int a;\nWARN old\n/* WARN32 cast */\n'})
+    rc, out = run(work, i386='1')
+    assert rc == 1, out
+    assert 'patch 1/1: W=1 net/core/dev.c (debug): 1 warnings, none new' in out
+    assert 'i386: new W=1 warnings at the top of the series in net/core/dev.c' in out
+    assert '  i386 net/core/dev.c: warning: /* WARN32 cast */ [-Wfake]' in out
