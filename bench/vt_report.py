@@ -236,8 +236,9 @@ def report(out, sums, icount):
     lines += ['', '## Fairness: the CPU-bound task\'s share of the flooded CPU', '',
               'The work it got done beside the flood against the same task alone in that '
               'round (%, median over the rounds); in brackets the CPU time the kernel charged '
-              'to it (without IRQ_TIME_ACCOUNTING a softirq that interrupts it is charged to '
-              'it) and the flood\'s Gbit/s meanwhile. Nice is the polling threads\'; in the '
+              'to it (the release config has IRQ_TIME_ACCOUNTING since 2026-11-28: a softirq '
+              'that interrupts it is no longer charged to it; before, it was) and the flood\'s '
+              'Gbit/s meanwhile. Nice is the polling threads\'; in the '
               'FIFO column the task runs at SCHED_FIFO 10 and the threads at nice 0 (in '
               'brackets the flood\'s Gbit/s).', '',
               '| boot | softirq | ' + ' | '.join(f'{m} nice {n}' for m in POLLERS

@@ -19,17 +19,22 @@ MAX_PATCHES = 15  # Documentation/process/maintainer-netdev.rst
 COVER_WIDTH = 75
 # git's shortlog of the series, where the letter's own text ends
 SHORTLOG = re.compile(r'^\S.* \(\d+\):$')
+# tag lines keep their length, as in commit messages (Fixes: with a subject)
+TAG = re.compile(r'^[A-Z][A-Za-z-]+: ')
 
 
 def long_lines(text):
     """(line number, line) of a cover letter's text (after its headers,
-    before git's shortlog) wider than COVER_WIDTH; a line holding a URL may be"""
+    before git's shortlog) wider than COVER_WIDTH; a line holding a URL and a
+    tag line (Fixes: ...) may be"""
     head, _, body = text.partition('\n\n')
     n = head.count('\n') + 3
-    for line in body.split('\n'):
-        if SHORTLOG.match(line):
+    body = body.split('\n')
+    for i, line in enumerate(body):
+        # the shortlog: "Name (N):" with the first subject indented below
+        if SHORTLOG.match(line) and i + 1 < len(body) and body[i + 1].startswith('  '):
             return
-        if len(line) > COVER_WIDTH and '://' not in line:
+        if len(line) > COVER_WIDTH and '://' not in line and not TAG.match(line):
             yield n, line
         n += 1
 

@@ -7,8 +7,9 @@
 # .config) and off (nothreaded: a helper only one side of an #ifdef uses
 # warns there), and a commit fails when a build has a warning after it
 # that it did not have before. NIPA's build_32bit, reduced: the same files
-# at W=1 for i386 (the debug fragments, 32-bit) at the base and at the top
-# of the series only, not per commit (W1_I386=0 skips it). A header a patch changes is
+# at W=1 for i386 (the debug fragments, 32-bit, not checked option by
+# option) at the base and at the top of the series only, not per commit
+# (W1_I386=0 skips it). A header a patch changes is
 # covered through the C files the same patch touches only (NIPA rebuilds
 # the whole tree; this stays in minutes). A worktree of its own
 # ($WORK/w1) is used, so $LINUX is left alone; the objects go through

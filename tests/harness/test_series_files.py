@@ -145,12 +145,16 @@ def test_cover_letter_text_wider_than_75_columns_fails(tmp_path):
     cover = top / 'one' / '0000-cover-letter.patch'
     wide = 'word ' * 16 + 'end'                    # 83 columns
     cover.write_text('Subject: [PATCH 0/2] net: the series\n\ntext\n' + wide + '\n'
-                     'https://example.invalid/' + 'x' * 80 + '\n\n'
+                     'https://example.invalid/' + 'x' * 80 + '\n'
+                     'Fixes: 0123456789ab ("net: ' + 'a long subject ' * 5 + '")\n'
+                     'Changes since v1 (3):\n' + wide + '\n\n'
                      't (2):\n  net: change 1\n\n ' + 'a' * 90 + ' | 2 +\n')
     r = run(SERIES_FILES, top)
     assert r.returncode == 1
-    # the URL and the diffstat below the shortlog are not counted
-    assert r.stdout == 'one/0000-cover-letter.patch:4: 83 columns, the text is wrapped at 75\n'
+    # the URL, the tag line and the diffstat below the shortlog are not
+    # counted; a "(3):" line that is not the shortlog does not end the text
+    assert r.stdout == ('one/0000-cover-letter.patch:4: 83 columns, the text is wrapped at 75\n'
+                        'one/0000-cover-letter.patch:8: 83 columns, the text is wrapped at 75\n')
 
 
 def test_tree_field_sets_the_subject_prefix(tmp_path):

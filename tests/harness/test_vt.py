@@ -5,6 +5,8 @@ import pathlib
 import subprocess
 import sys
 
+import pytest
+
 HERE = pathlib.Path(__file__).parent
 BENCH = HERE.parent.parent / 'bench'
 PY = '/usr/bin/python3'   # the one with matplotlib
@@ -34,15 +36,32 @@ def test_hist_stats_quantiles():
 
 
 
-def test_task_run_ns_sums_every_thread_of_every_process(tmp_path):
-    for pid, tids in (('1', {'1': '1000 7 3'}), ('42', {'42': '2000 1 1', '43': '30 1 1'})):
-        for tid, line in tids.items():
-            d = tmp_path / pid / 'task' / tid
-            d.mkdir(parents=True)
-            (d / 'schedstat').write_text(line + '\n')
+def fake_task(proc, pid, tid, run, start, comm='a (b) c'):
+    d = proc / pid / 'task' / tid
+    d.mkdir(parents=True, exist_ok=True)
+    (d / 'schedstat').write_text(f'{run} 7 3\n')
+    # pid (comm) state ppid ... field 22 is the start time
+    (d / 'stat').write_text(f'{tid} ({comm}) S 1 ' + ' '.join(['0'] * 17) + f' {start} 9 9\n')
+
+
+def test_task_run_ns_reads_every_thread_by_its_start_time(tmp_path):
+    fake_task(tmp_path, '1', '1', 1000, 11)
+    fake_task(tmp_path, '42', '42', 2000, 500)
+    fake_task(tmp_path, '42', '43', 30, 501)
     (tmp_path / 'self').mkdir()            # not a pid
     (tmp_path / '77').mkdir()              # a process that exited: no task dir
-    assert vt_guest.task_run_ns(str(tmp_path)) == 3030
+    assert vt_guest.task_run_ns(str(tmp_path)) == {('1', '11'): 1000, ('42', '500'): 2000,
+                                                   ('43', '501'): 30}
+    with pytest.raises(vt_guest.BenchError):
+        vt_guest.task_run_ns(str(tmp_path / 'self'))
+
+
+def test_run_secs_counts_the_window_only():
+    t0 = {('1', '11'): 1_000_000_000, ('7', '70'): 5_000_000_000, ('9', '90'): 1}
+    # 1 ran 0.5 s more; 7 exited (its 5 s are not subtracted); 9's tid came
+    # back as a new task (another start time): all of its 0.25 s are new
+    t1 = {('1', '11'): 1_500_000_000, ('9', '95'): 250_000_000}
+    assert vt_guest.run_secs(t0, t1, 0.125) == 0.875
 
 
 def test_cost_is_task_time_plus_irq_time_never_idle_time(monkeypatch):
@@ -54,13 +73,12 @@ def test_cost_is_task_time_plus_irq_time_never_idle_time(monkeypatch):
     before = {'cpu0': [0, 0, 0, 0, 0, 0, 0, 0], 'cpu1': [0, 0, 0, 0, 0, 0, 0, 0]}
     after = {'cpu0': [0, 0, 0, 4 * hz, 0, hz // 10, 0, 0],
              'cpu1': [0, 0, 0, 4 * hz, 0, 0, hz // 5, 0]}
-    monkeypatch.setattr(vt_guest.Vt, 'meters',
-                        staticmethod(lambda: (12.0, after, {}, 2_500_000_000)))
-    d = vt_guest.Vt.delta((10.0, before, {}, 1_000_000_000))
+    monkeypatch.setattr(vt_guest.Vt, 'meters', staticmethod(
+        lambda: (12.0, after, {}, {('1', '1'): 2_250_000_000}, 3.25)))
+    d = vt_guest.Vt.delta((10.0, before, {}, {('1', '1'): 1_000_000_000}, 3.0))
     assert d['secs'] == 2.0
     assert (d['task_cpu_secs'], d['irq_cpu_secs']) == (1.5, 0.3)
     assert d['busy_cpu_secs'] == 1.8
-
 
 def boot(name, maxes, hog, rr=(100.0, 115.0, 101.0, 130.0), own=(50.0, 51.0, 50.5, 60.0),
          rounds=3, cmdline=''):
