@@ -36,6 +36,9 @@ timeout -k 20 "$tmo" "$VENV/bin/vng" --disable-kvm --cpus "$cpus" --memory "$mem
 	--append "panic=-1 $append" ${qemu:+--qemu-opts="$qemu"} \
 	--exec "$cmd" < /dev/null > "$out/console.log" 2>&1 &
 vng=$!
+# stopped itself (Ctrl-C, a caller's kill): stop the guest too, which
+# runs in timeout's own process group
+trap 'kill -TERM $vng 2>/dev/null; wait $vng; exit 130' INT TERM HUP
 # virtme-ng's init that finds no console port for the command (udev timed
 # out: under icount with sleep=off a loaded host does it) starts a shell
 # that waits for the whole timeout: stop at once
@@ -50,6 +53,7 @@ while kill -0 $vng 2>/dev/null; do
 done
 wait $vng
 rc=$?
+trap - INT TERM HUP
 secs=$(( $(date +%s) - start ))
 if grep -q 'Kernel panic - not syncing' "$out/console.log"; then
 	grep -B5 -A30 'Kernel panic - not syncing' "$out/console.log" | head -60 >&2

@@ -41,3 +41,33 @@ def test_init_without_script_ports_fails_at_once(tmp_path):
     assert rc == 1, err
     assert 'found no script I/O ports' in err and 'the command never ran' in err
     assert secs < 30, secs
+
+
+def test_stopping_the_script_stops_the_guest(tmp_path):
+    """a caller that kills run-guest.sh (Ctrl-C, bench's trap) must not
+    leave the guest running until its timeout"""
+    cache = tmp_path / 'cache'
+    (cache / 'venv' / 'bin').mkdir(parents=True)
+    vng = cache / 'venv' / 'bin' / 'vng'
+    vng.write_text(f'#!/bin/sh\necho $$ > {tmp_path}/vng.pid\nexec sleep 100\n')
+    vng.chmod(0o755)
+    work = tmp_path / 'work'
+    img = work / 'build-debug' / 'arch' / 'x86' / 'boot'
+    img.mkdir(parents=True)
+    (img / 'bzImage').write_text('')
+    env = dict(os.environ, KNAPID_CACHE=str(cache), WORK=str(work), BASE='7.3')
+    p = subprocess.Popen([str(RUN_GUEST), 'debug', str(tmp_path / 'out'), '200', 'true'],
+                         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    pidfile = tmp_path / 'vng.pid'
+    for _ in range(100):
+        if pidfile.exists() and pidfile.read_text().strip():
+            break
+        time.sleep(0.1)
+    guest = int(pidfile.read_text())
+    p.terminate()
+    p.wait(timeout=30)
+    for _ in range(100):
+        if not os.path.exists(f'/proc/{guest}'):
+            break
+        time.sleep(0.1)
+    assert not os.path.exists(f'/proc/{guest}'), 'the guest outlived run-guest.sh'
