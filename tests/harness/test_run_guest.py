@@ -11,7 +11,8 @@ TOP = pathlib.Path(__file__).parent.parent.parent
 RUN_GUEST = TOP / 'scripts' / 'run-guest.sh'
 
 
-def run(tmp_path, body, tmo=120):
+def guest_env(tmp_path, body):
+    """a stub vng running BODY and a debug kernel image; run-guest.sh's env"""
     cache = tmp_path / 'cache'
     (cache / 'venv' / 'bin').mkdir(parents=True)
     vng = cache / 'venv' / 'bin' / 'vng'
@@ -22,6 +23,11 @@ def run(tmp_path, body, tmo=120):
     img.mkdir(parents=True)
     (img / 'bzImage').write_text('')
     env = dict(os.environ, KNAPID_CACHE=str(cache), WORK=str(work), BASE='7.3')
+    return env
+
+
+def run(tmp_path, body, tmo=120):
+    env = guest_env(tmp_path, body)
     t0 = time.monotonic()
     r = subprocess.run([str(RUN_GUEST), 'debug', str(tmp_path / 'out'), str(tmo), 'true'],
                        env=env, capture_output=True, text=True, timeout=tmo + 60)
@@ -46,16 +52,7 @@ def test_init_without_script_ports_fails_at_once(tmp_path):
 def test_stopping_the_script_stops_the_guest(tmp_path):
     """a caller that kills run-guest.sh (Ctrl-C, bench's trap) must not
     leave the guest running until its timeout"""
-    cache = tmp_path / 'cache'
-    (cache / 'venv' / 'bin').mkdir(parents=True)
-    vng = cache / 'venv' / 'bin' / 'vng'
-    vng.write_text(f'#!/bin/sh\necho $$ > {tmp_path}/vng.pid\nexec sleep 100\n')
-    vng.chmod(0o755)
-    work = tmp_path / 'work'
-    img = work / 'build-debug' / 'arch' / 'x86' / 'boot'
-    img.mkdir(parents=True)
-    (img / 'bzImage').write_text('')
-    env = dict(os.environ, KNAPID_CACHE=str(cache), WORK=str(work), BASE='7.3')
+    env = guest_env(tmp_path, f'echo $$ > {tmp_path}/vng.pid\nexec sleep 100\n')
     p = subprocess.Popen([str(RUN_GUEST), 'debug', str(tmp_path / 'out'), '200', 'true'],
                          env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     pidfile = tmp_path / 'vng.pid'
