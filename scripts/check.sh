@@ -28,6 +28,7 @@ run_guest=${RUN_GUEST:-$TOP/scripts/run-guest.sh}
 lint=${LINT:-$TOP/scripts/lint-series.sh}
 out=${CHECK_OUT:-$WORK/results/check-$flavour}
 ktaps=()
+lint_pid=
 
 # The last line is always the verdict "N passed, N failed, N skipped", and it
 # comes from ktap-verdict.py over all the KTAP written so far.
@@ -51,6 +52,8 @@ judge() {
 stopped_early() {
 	local rc=$?
 	trap - EXIT
+	# a lint step still running is stopped with its builds
+	[ -n "${lint_pid:-}" ] && kill_tree "$lint_pid"
 	log "check: stopped early with exit code $rc"
 	[ -f "$out/expected" ] || : > "$out/expected"
 	printf 'TAP version 13\n1..1\nnot ok 1 check-completed # stopped early with exit code %s\n' \
@@ -78,10 +81,30 @@ if [ "$KBASE" != 6.12 ]; then
 	tools=$("$TOP/scripts/fetch-tools.sh") || die "fetch-tools.sh failed"
 fi
 
-log "check: checkpatch --strict on the series"
-# its exit code is judged from the KTAP by the verdict below
-"$lint" > "$out/lint.ktap" || true
-grep -E '^(not )?ok ' "$out/lint.ktap" >&2
+# The lint step (checkpatch, netdev CI's checks, the W=1 builds: minutes
+# of host CPU) runs beside the guests at nice 19, so a guest's vCPU
+# threads take the CPU whenever they want it; its exit code is judged from
+# the KTAP by the verdict below, its progress goes to lint.log
+log "check: lint of the series beside the guests (nice 19; progress in $out/lint.log)"
+nice -n 19 "$lint" > "$out/lint.ktap" 2> "$out/lint.log" &
+lint_pid=$!
+
+# wait_lint: wait for the lint step and show its results (its log too when
+# it failed)
+wait_lint() {
+	local rc=0
+
+	[ -n "$lint_pid" ] || return 0
+	log "check: waiting for the lint step"
+	wait "$lint_pid" || rc=$?
+	lint_pid=
+	grep -E '^(not )?ok ' "$out/lint.ktap" >&2
+	if [ $rc != 0 ]; then
+		echo "# the lint step exited with code $rc; its log ($out/lint.log):" >&2
+		sed 's/^/#   /' "$out/lint.log" >&2
+	fi
+	return 0
+}
 
 # split the list into boot groups: boot-N/tests.list and boot-N/append
 g=0
@@ -185,5 +208,6 @@ for dir in "$out"/boot-*; do
 done
 [ $n -gt 0 ] || die "no tests in $list"
 
+wait_lint
 trap - EXIT
 judge

@@ -9,6 +9,20 @@ log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 warn() { printf '[%s] WARNING: %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { printf '[%s] ERROR: %s\n' "$(date +%H:%M:%S)" "$*" >&2; exit 1; }
 
+# kill_tree PID: stop PID and every process below it (a background step
+# and the builds it started)
+kill_tree() {
+	local c
+
+	kill -STOP "$1" 2>/dev/null || return 0
+	for c in $(pgrep -P "$1"); do
+		kill_tree "$c"
+	done
+	kill -TERM "$1" 2>/dev/null
+	kill -CONT "$1" 2>/dev/null
+	return 0
+}
+
 # same_config DIR FLAVOUR OTHER...: print the first OTHER whose
 # DIR/build-OTHER/.config is FLAVOUR's, comments aside (Kconfig resolved
 # both to one kernel, as debug and nothreaded before the series adds

@@ -7,9 +7,9 @@
 # .config) and off (nothreaded: a helper only one side of an #ifdef uses
 # warns there), and a commit fails when a build has a warning after it
 # that it did not have before. NIPA's build_32bit, reduced: the same files
-# at W=1 for i386 (the debug fragments, 32-bit, not checked option by
-# option) at the base and at the top of the series only, not per commit
-# (W1_I386=0 skips it). A header a patch changes is
+# at W=1 for i386 (the debug fragments without CONFIG_64BIT, each option
+# checked as configure-kernel.sh does) at the base and at the top of the
+# series only, not per commit (W1_I386=0 skips it). A header a patch changes is
 # covered through the C files the same patch touches only (NIPA rebuilds
 # the whole tree; this stays in minutes). A worktree of its own
 # ($WORK/w1) is used, so $LINUX is left alone; the objects go through
@@ -70,6 +70,9 @@ if [ "${W1_I386:-1}" = 1 ]; then
 	kmake "$b" KCONFIG_ALLCONFIG="$b/fragments.config" allnoconfig > "$w1/logs/i386-config.log" 2>&1 ||
 		die "w1: the i386 configuration failed ($w1/logs/i386-config.log)"
 	grep -q '^CONFIG_X86_32=y' "$b/.config" || die "w1: the i386 configuration is not 32-bit ($b/.config)"
+	# every option the fragments ask for, as on x86_64 (configure-kernel.sh)
+	"$TOP/scripts/check-config.py" "$b/.config" "$b/fragments.config" >&2 ||
+		die "w1: the i386 configuration drops options of the fragments ($b/.config)"
 	cp "$b/.config" "$b/config.top"
 fi
 git -C "$tree" checkout -q --detach base

@@ -104,6 +104,22 @@ def test_lint_step_that_died_fails(tmp_path):
     assert any(line.startswith('MISSING: expected test checkpatch napi-config/0001-') for line in out)
 
 
+def test_lint_runs_beside_the_guests(tmp_path):
+    # the lint step waits for the first guest's results: it passes only if
+    # check.sh started it before that guest and waited for it after
+    marker = tmp_path / 'work' / 'results' / 'check-debug' / 'boot-0' / 'results.ktap'
+    rc, out, res = check(tmp_path, 'clean', STUB_LINT_MODE='after-guest',
+                         STUB_LINT_WAIT_FOR=str(marker))
+    assert rc == 0, out
+    assert not any(line.startswith('FAIL: ') for line in out), out
+
+
+def test_lint_failure_beside_the_guests_fails_with_its_log(tmp_path):
+    rc, out, res = check(tmp_path, 'clean', STUB_LINT_MODE='fail')
+    assert_failed(rc, out)
+    assert 'stub lint: a check failed' in (res / 'lint.log').read_text()
+
+
 def test_failing_guest_runner_still_ends_with_verdict(tmp_path):
     # run-guest.sh dies (here: it cannot even be run)
     rc, out, res = check(tmp_path, 'clean', RUN_GUEST=str(tmp_path / 'no-such-runner'))

@@ -13,7 +13,7 @@ TOP = pathlib.Path(__file__).parent.parent.parent
 W1 = TOP / 'scripts' / 'w1-builds.sh'
 
 FAKE_MAKE = r'''#!/usr/bin/env python3
-import pathlib, sys
+import os, pathlib, sys
 tree = None
 for i, a in enumerate(sys.argv):
     if a == '-C':
@@ -27,6 +27,9 @@ if 'allnoconfig' in sys.argv:
     lines = [line for line in pathlib.Path(frags).read_text().splitlines()
              if line.startswith('CONFIG_')]
     out.mkdir(parents=True, exist_ok=True)
+    # FAKE_I386_DROPS: an option i386's Kconfig drops
+    drops = os.environ.get('FAKE_I386_DROPS', '-') if i386 else '-'
+    lines = [line for line in lines if not line.startswith(drops + '=')]
     (out / '.config').write_text(''.join(line + '\n' for line in lines) +
                                  ('CONFIG_X86_32=y\n' if i386 else ''))
     sys.exit(0)
@@ -244,3 +247,15 @@ def test_i386_only_warning_fails(work):
     assert 'patch 1/1: W=1 net/core/dev.c (debug): 1 warnings, none new' in out
     assert 'i386: new W=1 warnings at the top of the series in net/core/dev.c' in out
     assert '  i386 net/core/dev.c: warning: /* WARN32 cast */ [-Wfake]' in out
+
+
+def test_i386_config_that_drops_an_option_fails(work, monkeypatch):
+    """an option of the fragments that i386's Kconfig drops stops the step
+    (the build would test another kernel than the one asked for)"""
+    tree = work / 'linux'
+    commit(tree, 'touch dev', {'net/core/dev.c': 'int a;\n'})
+    monkeypatch.setenv('FAKE_I386_DROPS', 'CONFIG_THREADED_NAPI')
+    rc, out = run(work, i386='1')
+    assert rc != 0, out
+    assert 'CONFIG_THREADED_NAPI' in out, out
+    assert 'the i386 configuration drops options of the fragments' in out, out
