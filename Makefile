@@ -5,7 +5,7 @@ S := scripts
 
 FLAVOURS := release debug nothreaded stress
 
-.PHONY: help deps base apply build harness-test lint check check-base check-full demo bench export \
+.PHONY: help deps base apply build harness-test lint check check-base check-deps check-run check-full demo bench export \
 	series-status clean build-each fresh-check suspend-probe sabotage selftests \
 	stress deb deb-slim deb-install-check kselftest-tar am-check $(addprefix config-,$(FLAVOURS)) $(addprefix build-,$(FLAVOURS))
 
@@ -99,18 +99,23 @@ CHECK_DEPS_6.12 := build-debug selftests deb-slim
 CHECK_DEPS_7.3 := build-debug selftests
 CHECK_FULL_DEPS_6.12 := build-nothreaded
 
+# each base in turn; the next base is prepared beside this one's guests
 check: harness-test
-	@rc=0; for b in $(or $(BASE),$(BASES)); do \
-		echo "== make check, base $$b"; \
-		$(MAKE) --no-print-directory check-base BASE=$$b || rc=1; \
-	done; exit $$rc
+	@$(S)/check-bases.sh $(or $(BASE),$(BASES))
 
 # make check and, in extra boots, the tests make check leaves out for its
 # time (tests/check-full.list)
 check-full:
 	@CHECK_FULL=1 $(MAKE) --no-print-directory check
 
-check-base: $(CHECK_DEPS_$(or $(BASE),6.12)) $(if $(filter 1,$(CHECK_FULL)),$(CHECK_FULL_DEPS_$(or $(BASE),6.12)))
+# check-base = check-deps (what the guests boot and run) + check-run (lint,
+# guests, verdict)
+check-deps: $(CHECK_DEPS_$(or $(BASE),6.12)) $(if $(filter 1,$(CHECK_FULL)),$(CHECK_FULL_DEPS_$(or $(BASE),6.12)))
+
+check-run:
+	@$(S)/check.sh debug
+
+check-base: check-deps
 	@$(S)/check.sh debug
 
 demo: build-release selftests
