@@ -240,3 +240,70 @@ def test_tap_ratios_of_a_committed_run():
                          check=True, capture_output=True, text=True).stdout
     assert 'max throughput knapid/softirq 0.90,' in out
     assert 'CPU0 busy at 5% knapid/softirq 1.84 (3.06 vs 1.66%)' in out
+
+
+class _Stop(Exception):
+    pass
+
+
+class _FakeProc:
+    def __init__(self, argv, **_):
+        self.argv = argv
+        self.returncode = 0
+
+    def poll(self):
+        return 0
+
+    def kill(self):
+        pass
+
+    def wait(self, *_):
+        return 0
+
+
+def test_pinning_puts_the_measured_tasks_on_the_test_cpu(monkeypatch):
+    """the flood's sender and receiver and the ping-pong clients on vCPU 0;
+    cyclictest, the CPU-bound task, and the veth and lo servers on vCPU 1,
+    where RPS sends the pair's receive work (a task pinned to the wrong
+    vCPU would measure an idle CPU)"""
+    app, test = vt_guest.APP_CPU, vt_guest.TEST_CPU
+    assert app != test
+    shells, procs = [], []
+
+    def fake_sh(cmd, timeout=None):
+        shells.append(cmd)
+        if cmd.startswith('cyclictest'):
+            return cyclictest_out({10: 100})
+        if 'sockperf ping-pong' in cmd:
+            raise _Stop
+        return '100 1.0\n'
+
+    def fake_popen(argv, **kw):
+        procs.append([str(a) for a in argv])
+        return _FakeProc(argv, **kw)
+
+    monkeypatch.setattr(vt_guest, 'sh', fake_sh)
+    monkeypatch.setattr(vt_guest.subprocess, 'Popen', fake_popen)
+    monkeypatch.setattr(vt_guest, 'wait_listen', lambda *a, **k: None)
+    monkeypatch.setattr(vt_guest.time, 'sleep', lambda s: None)
+    monkeypatch.setattr(vt_guest.Bench, 'sched_counts', staticmethod(lambda: {'ctxt': 0}))
+    b = object.__new__(vt_guest.Vt)
+    b.secs = 2
+
+    b.cyclictest()
+    assert f'-a {test} ' in shells[-1] and '-p 90' in shells[-1], shells[-1]
+    b.hog()
+    assert f'taskset -c {test} ' in shells[-1], shells[-1]
+    b.hog(fifo=True)
+    assert shells[-1].startswith(f'chrt -f {vt_guest.FIFO_PRIO} taskset -c {test} '), shells[-1]
+
+    b.flood(2)
+    srv, cli = procs[-2:]
+    assert srv[:7] == ['ip', 'netns', 'exec', vt_guest.NS_A, 'taskset', '-c', str(app)], srv
+    assert cli[:7] == ['ip', 'netns', 'exec', vt_guest.NS_B, 'taskset', '-c', str(app)], cli
+
+    for path, srv_cpu in (('pair', app), ('veth', test), ('lo', test)):
+        with pytest.raises(_Stop):
+            b.rr('knapid', path)
+        assert procs[-1][4:7] == ['taskset', '-c', str(srv_cpu)], (path, procs[-1])
+        assert f'taskset -c {app} sockperf ping-pong' in shells[-1], (path, shells[-1])
