@@ -116,7 +116,7 @@ check-run:
 	@$(S)/check.sh debug
 
 check-base: check-deps
-	@$(S)/check.sh debug
+	@$(MAKE) --no-print-directory check-run
 
 demo: build-release selftests
 	@$(S)/demo.sh

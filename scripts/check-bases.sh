@@ -27,12 +27,11 @@ for i in "${!bases[@]}"; do
 	if [ "$prepared" = "$b" ]; then
 		# prepared in the background: its outcome now
 		start=$(date +%s)
-		wait "$prep_pid"
+		wait_low "$prep_pid" "$(prep_log "$b")" "base $b's preparation beside the guests"
 		prc=$?
 		prep_pid=
 		log "check: base $b's preparation beside the guests ended with exit code $prc (waited $(($(date +%s) - start)) s for it; log $(prep_log "$b"))"
 		if [ $prc != 0 ]; then
-			sed 's/^/  /' "$(prep_log "$b")" >&2
 			log "check: preparing base $b failed (exit code $prc); once more, in the foreground"
 			"${CHECK_MAKE:-make}" -C "$TOP" --no-print-directory check-deps BASE="$b"
 			prc=$?
@@ -44,8 +43,9 @@ for i in "${!bases[@]}"; do
 	if [ -n "$next" ]; then
 		mkdir -p "$WORK"
 		log "check: preparing base $next beside base $b's guests (nice 19; log $(prep_log "$next"))"
-		nice -n 19 "${CHECK_MAKE:-make}" -C "$TOP" --no-print-directory check-deps BASE="$next" > "$(prep_log "$next")" 2>&1 &
-		prep_pid=$!
+		start_low "$(prep_log "$next")" "$(prep_log "$next")" \
+			"${CHECK_MAKE:-make}" -C "$TOP" --no-print-directory check-deps BASE="$next"
+		prep_pid=$low_pid
 		prepared=$next
 	fi
 	if [ $prc != 0 ]; then

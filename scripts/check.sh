@@ -86,23 +86,20 @@ fi
 # threads take the CPU whenever they want it; its exit code is judged from
 # the KTAP by the verdict below, its progress goes to lint.log
 log "check: lint of the series beside the guests (nice 19; progress in $out/lint.log)"
-nice -n 19 "$lint" > "$out/lint.ktap" 2> "$out/lint.log" &
-lint_pid=$!
+start_low "$out/lint.ktap" "$out/lint.log" "$lint"
+lint_pid=$low_pid
 
 # wait_lint: wait for the lint step and show its results (its log too when
 # it failed)
 wait_lint() {
-	local rc=0
+	local pid=$lint_pid
 
-	[ -n "$lint_pid" ] || return 0
+	[ -n "$pid" ] || return 0
 	log "check: waiting for the lint step"
-	wait "$lint_pid" || rc=$?
 	lint_pid=
+	# its exit code is judged from the KTAP (the verdict)
+	wait_low "$pid" "$out/lint.log" "the lint step" || :
 	grep -E '^(not )?ok ' "$out/lint.ktap" >&2
-	if [ $rc != 0 ]; then
-		echo "# the lint step exited with code $rc; its log ($out/lint.log):" >&2
-		sed 's/^/#   /' "$out/lint.log" >&2
-	fi
 	return 0
 }
 

@@ -23,6 +23,35 @@ kill_tree() {
 	return 0
 }
 
+# start_low OUT LOG CMD...: run CMD in the background at nice 19 (a step
+# beside the guests, whose vCPU threads then take the CPU whenever they
+# want it), its stdout to OUT and its stderr to LOG (one file when they
+# are the same); its pid in low_pid
+start_low() {
+	local out=$1 log=$2
+
+	shift 2
+	if [ "$out" = "$log" ]; then
+		nice -n 19 "$@" > "$log" 2>&1 &
+	else
+		nice -n 19 "$@" > "$out" 2> "$log" &
+	fi
+	low_pid=$!
+}
+
+# wait_low PID LOG WHAT: wait for a step start_low started and return its
+# exit code; when it failed, say so and show LOG, indented
+wait_low() {
+	local rc=0
+
+	wait "$1" || rc=$?
+	if [ $rc != 0 ]; then
+		echo "# $3 exited with code $rc; its log ($2):" >&2
+		sed 's/^/#   /' "$2" >&2
+	fi
+	return $rc
+}
+
 # same_config DIR FLAVOUR OTHER...: print the first OTHER whose
 # DIR/build-OTHER/.config is FLAVOUR's, comments aside (Kconfig resolved
 # both to one kernel, as debug and nothreaded before the series adds
