@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # usage: build-selftests.sh
 # Build the selftests the way kernel CI does: the kselftest Makefiles of the
-# patched tree, TARGETS="net drivers/net drivers/net/virtio_net", `gen_tar`
+# patched tree, TARGETS=$KSFT_TARGETS (common.sh: net drivers/net
+# drivers/net/virtio_net), `gen_tar`
 # (= `install`, then a tarball of the install). The tarball
 # (work/kselftest.tar.gz, what `make kselftest-tar` hands out) is unpacked
 # into $KSFT (work/kselftest): what the guest runs is exactly what the
@@ -13,7 +14,7 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-TARGETS="net drivers/net drivers/net/virtio_net"
+TARGETS=$KSFT_TARGETS
 OBJ=$WORK/kselftest-obj
 mkdir -p "$OBJ"
 

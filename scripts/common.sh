@@ -69,6 +69,13 @@ same_config() {
 	return 1
 }
 
+# new_warnings BEFORE AFTER: the lines of AFTER not in BEFORE, as
+# multisets (a warning twice after it and once before is one new one)
+new_warnings() {
+	comm -13 <(grep . <<<"$1" | awk '{ print $0 " #" ++n[$0] }' | sort) \
+		<(grep . <<<"$2" | awk '{ print $0 " #" ++n[$0] }' | sort) | sed 's/ #[0-9]*$//'
+}
+
 # kbuild_env BASEDIR: constant build metadata, so that a rebuild makes the
 # same objects, and ccache settings that serve them to any tree under
 # BASEDIR (clones, worktrees, the sabotage and build-each trees)
@@ -129,6 +136,9 @@ fi
 LINUX=$WORK/linux
 # the installed kselftests (build-selftests.sh), what the guest runs
 KSFT=${KSFT:-$WORK/kselftest}
+# the kselftest targets the series' tests live in, what the guests run
+# (build-selftests.sh) and what lint's tools-builds builds per patch
+KSFT_TARGETS="net drivers/net drivers/net/virtio_net"
 # netdev CI's checks in `make lint` (lint-series.sh): checkpatch with
 # NIPA's flags, and nipa-checks.py's. On 7.3; the 6.12 series still
 # carries the shell tests that 7.3's were rewritten from (knapid.sh,
@@ -139,7 +149,7 @@ NIPA_CHECKS="shellcheck ruff pylint kernel-doc proportions"
 # lint_series_checks: the names of lint-series.sh's checks of the series as
 # files, in order (check.sh expects each one)
 lint_series_checks() {
-	echo series-files cc-maintainers new-files w1-builds
+	echo series-files cc-maintainers new-files w1-builds tools-builds
 	[ "$NIPA_LINT" = 1 ] && echo "$NIPA_CHECKS"
 	echo sabotages-apply
 }

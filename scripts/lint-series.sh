@@ -6,7 +6,9 @@
 # goes to everyone get_maintainer.pl and its Fixes: tags name,
 # cc-series.py, netdev CI's cc_maintainers), new-files (no patch creates a
 # file the tarball already has, check-new-files.py), w1-builds (no patch
-# adds a W=1 warning to the C files it touches, w1-builds.sh), on 7.3
+# adds a W=1 warning to the C files it touches, w1-builds.sh),
+# tools-builds (no patch adds a warning or a stray file to the selftests'
+# build, tools-builds.sh), on 7.3
 # netdev CI's checks (shellcheck, ruff, pylint, kernel-doc, the test
 # proportions: nipa-checks.py; checkpatch then runs with NIPA's flags:
 # codespell, 80 columns), and sabotages-apply (every sabotage of `make sabotage`
@@ -84,6 +86,8 @@ series_check new-files "$TOP/scripts/check-new-files.py" "$LINUX" tarball "${all
 # keeps the caller's stderr on fd 3
 w1_builds() { "$TOP/scripts/w1-builds.sh" 2>&3; }
 series_check w1-builds w1_builds
+tools_builds() { "$TOP/scripts/tools-builds.sh" 2>&3; }
+series_check tools-builds tools_builds
 if [ "$NIPA_LINT" = 1 ]; then
 	for c in $NIPA_CHECKS; do
 		series_check "$c" env VENV="$VENV" "$TOP/scripts/nipa-checks.py" "$c" \

@@ -129,14 +129,6 @@ w1_make()
 	return 1
 }
 
-
-# new_warnings BEFORE AFTER: the warnings of AFTER not in BEFORE (as multisets)
-new_warnings()
-{
-	comm -13 <(grep . <<<"$1" | awk '{ print $0 " #" ++n[$0] }' | sort) \
-		 <(grep . <<<"$2" | awk '{ print $0 " #" ++n[$0] }' | sort) | sed 's/ #[0-9]*$//'
-}
-
 failed=0
 n=0
 declare -A touched=()
