@@ -19,7 +19,7 @@ help:
 	@echo "                    BASE=7.3 TIER=vt: knapid on the guest's virtual clock (QEMU icount, netdevsim)"
 	@echo "make export         write the kernel work tree's commits into patches/6.12/<series>/"
 	@echo "make series-status  fail if the work tree holds work that patches/ lacks"
-	@echo "make lint           checkpatch --strict, the series files, Cc lists, W=1 builds of every patch (knapid on, off), netdev CI's checks (7.3)"
+	@echo "make lint           checkpatch --strict, the series files, Cc lists, W=1 builds of every patch (knapid on, off), the selftests per patch, netdev CI's checks (7.3)"
 	@echo "make build-each     build every patch of the three series on its own (knapid on and off)"
 	@echo "make fresh-check    run make check in a clean Debian 12 root (debootstrap + chroot)"
 	@echo "make selftests      build and install the kselftests (net, drivers/net, drivers/net/virtio_net) into work/kselftest"

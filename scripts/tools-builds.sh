@@ -3,10 +3,10 @@
 # netdev CI's build_tools, reduced to what the series can change: the
 # selftests are built in the tree, as NIPA builds them, at the base and
 # after every commit that touches what that build reads: tools/ and the
-# uapi headers (NIPA skips commits outside tools/ and include/; a kernel
-# header outside uapi reaches the selftests only through its copy in
-# tools/include, which a commit then touches too), and a commit fails when its
-# build fails, prints a warning the build before it did not, or leaves a
+# uapi headers (NIPA skips commits outside tools/ and include/; these
+# targets read no kernel header outside uapi but through its copy in
+# tools/include, which a commit would touch too), and a commit fails when
+# its build fails, prints a warning the build before it did not, or leaves a
 # file that git status shows and did not before (a program missing from
 # its .gitignore, a tracked file the build rewrites). NIPA builds every
 # target; this builds $KSFT_TARGETS (common.sh), where all the series'
