@@ -12,6 +12,8 @@ import subprocess
 
 import pytest
 
+from fake_tree import commit, git
+
 TOP = pathlib.Path(__file__).parent.parent.parent
 SCRIPT = TOP / 'scripts' / 'tools-builds.sh'
 
@@ -41,20 +43,6 @@ sys.exit(0)
 '''
 
 GITIGNORE = 'busy_poller\n'
-
-
-def git(tree, *args):
-    subprocess.run(['git', '-C', str(tree), '-c', 'user.name=t', '-c', 'user.email=t@example.invalid',
-                    *args], check=True, capture_output=True)
-
-
-def commit(tree, msg, files):
-    for name, text in files.items():
-        p = tree / name
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text)
-    git(tree, 'add', '-A', '-f')
-    git(tree, 'commit', '-q', '-m', msg)
 
 
 @pytest.fixture
@@ -157,3 +145,30 @@ def test_a_build_without_warnings_counts_none(work):
     rc, out = run(work)
     assert rc == 0, out
     assert 'patch 1/1: selftests built, 0 warnings, nothing new: drop the warning' in out
+
+
+def test_shared_dirs_and_nested_targets_are_listed(work):
+    """lib/ and kselftest/ are built with the targets; a target's subdir is
+    the target's (drivers/net/virtio_net is one too)"""
+    tree = work / 'linux'
+    commit(tree, 'shared', {'tools/testing/selftests/lib/py/x.py': 'x\n',
+                            'tools/testing/selftests/kselftest/ktap.sh': 'x\n',
+                            'tools/testing/selftests/net/lib/y.sh': 'x\n',
+                            'tools/testing/selftests/drivers/net/virtio_net/z.sh': 'x\n'})
+    rc, out = run(work)
+    assert rc == 0, out
+    assert 'outside KSFT_TARGETS' not in out
+
+
+def test_a_target_whose_new_files_git_ignores_stops_the_check(work):
+    """the positive control of the status check: were a new file in a
+    target ignored, no missing .gitignore line could ever show"""
+    tree = work / 'linux'
+    commit(tree, 'ignores all', {'tools/testing/selftests/net/.gitignore': '*\n'})
+    git(tree, 'tag', '-f', 'base')
+    commit(tree, 'adds a program', {'tools/testing/selftests/net/newprog.c': 'int main;\n'})
+    rc, out = run(work)
+    assert rc != 0, out
+    assert 'git ignores new files in tools/testing/selftests/net' in out
+    assert 'the untracked-file check could not fail' in out
+    assert not (work / 'tools-builds' / 'make-calls').exists()

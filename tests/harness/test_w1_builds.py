@@ -9,6 +9,8 @@ import subprocess
 
 import pytest
 
+from fake_tree import commit, git
+
 TOP = pathlib.Path(__file__).parent.parent.parent
 W1 = TOP / 'scripts' / 'w1-builds.sh'
 
@@ -66,20 +68,6 @@ for a in sys.argv[1:]:
         if 'OBJTOOL' in line:
             print(f'{a}: warning: objtool: {line.strip()}', file=sys.stderr)
 '''
-
-
-def git(tree, *args):
-    subprocess.run(['git', '-C', str(tree), '-c', 'user.name=t', '-c', 'user.email=t@example.invalid',
-                    *args], check=True, capture_output=True)
-
-
-def commit(tree, msg, files):
-    for name, text in files.items():
-        p = tree / name
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text)
-    git(tree, 'add', '-A')
-    git(tree, 'commit', '-q', '-m', msg)
 
 
 @pytest.fixture
