@@ -15,10 +15,15 @@ median over interleaved rounds. The threadirqs column needs its own boot
 kernel whose napi-set takes `threaded` (7.3), the per-NAPI thread is set
 over netlink and a fourth mode, threaded busy poll, joins Tables 1-2 and
 Table 3 (case busypoll20); main-2 and main-3 repeat the main boot, tap-2
-and tap-3 the tap boot.
+and tap-3 the tap boot. The tapbatch boots are the tap boot's rows for
+softirq, knapid and knapidbatch (knapid with its threads SCHED_BATCH, which
+an interrupt's wake-up does not preempt the running task for), the one
+attempt the knapid-design review asked for against knapid's cost at the
+maximum: a context switch pair per interrupt that finds the CPU busy.
 
 usage: guest_bench.py --out DIR --ksrc LINUX --shim epoll_shim.so
-                      [--boot main|main-2|main-3|threadirqs|tap|tap-2|tap-3|ab|profile]
+                      [--boot main|main-2|main-3|threadirqs|tap|tap-2|tap-3|ab|profile|
+                              tapbatch|tapbatch-2|tapbatch-3]
                       [--quick] [--rounds N] [--secs S] [--t3-rounds N]
                       [--loads 20%,40%,MAX]
 Writes DIR/result-BOOT.json and DIR/progress-BOOT.log; exits non-zero, with
@@ -40,6 +45,8 @@ import traceback
 KNAPID = '/proc/sys/net/core/knapid_enabled'
 # the tap boot and its repeats, which run exactly as it does
 TAP_BOOTS = ('tap', 'tap-2', 'tap-3')
+# the tap boot's rows for softirq, knapid and knapidbatch, three times
+TAPBATCH_BOOTS = ('tapbatch', 'tapbatch-2', 'tapbatch-3')
 SUT_NS, GEN_NS = 'bench-sut', 'bench-gen'
 VA_NS, VB_NS, LO_NS = 'bench-va', 'bench-vb', 'bench-lo'
 SUT_IP, GEN_IP = '192.0.2.1', '192.0.2.2'
@@ -73,8 +80,9 @@ KNAPID_CASES = ('suspend0', 'suspend20', 'suspend200')
 # softirq: NET_RX softirq; knapid: the knapid/N threads; threaded: the SUT
 # NAPI's own thread (sysfs on 6.12, napi-set threaded enabled on 7.3);
 # busypoll: that thread in threaded busy poll (7.3); threadirqs: softirq
-# with the threadirqs boot parameter (its own boot)
-MODES = ('softirq', 'knapid', 'threaded', 'busypoll', 'threadirqs')
+# with the threadirqs boot parameter (its own boot); knapidbatch: knapid with
+# the knapid/N threads SCHED_BATCH (no wake-up preemption)
+MODES = ('softirq', 'knapid', 'threaded', 'busypoll', 'threadirqs', 'knapidbatch')
 
 
 class BenchError(Exception):
@@ -127,7 +135,7 @@ class Bench:
     def __init__(self, args):
         self.out = args.out
         self.boot = args.boot
-        self.tap = args.boot in TAP_BOOTS
+        self.tap = args.boot in TAP_BOOTS + TAPBATCH_BOOTS
         self.quick = args.quick
         self.ksrc = args.ksrc
         self.shim = args.shim
@@ -150,6 +158,7 @@ class Bench:
         self.commands = set()
         self.napi_vals = None
         self.threaded = self.has_napi_threaded = None
+        self.knapid_policy = 'other'
         if args.t3_rounds:
             self.t3_rounds = args.t3_rounds
         if args.loads:
@@ -436,14 +445,41 @@ class Bench:
                 self.run(['taskset', '-pc', SUT_CPU, got['pid']])
         self.threaded = want
 
+    def knapid_pids(self):
+        pids = []
+        for pid in os.listdir('/proc'):
+            if pid.isdigit():
+                try:
+                    if re.fullmatch(r'knapid/\d+', self.read(f'/proc/{pid}/comm')):
+                        pids.append(int(pid))
+                except OSError:
+                    continue
+        return pids
+
+    def set_knapid_policy(self, policy):
+        """the knapid/N threads' policy: 'batch' (SCHED_BATCH) or 'other'
+        (SCHED_OTHER, as they start), read back"""
+        if policy == self.knapid_policy:
+            return
+        pids = self.knapid_pids()
+        if not pids:
+            raise BenchError(f'knapid threads as SCHED_{policy.upper()}, but there is no knapid/N thread')
+        want = os.SCHED_BATCH if policy == 'batch' else os.SCHED_OTHER
+        for pid in pids:
+            self.run(['chrt', '-b' if policy == 'batch' else '-o', '-p', 0, pid])
+            if os.sched_getscheduler(pid) != want:
+                raise BenchError(f'chrt: knapid thread {pid} is not SCHED_{policy.upper()}')
+        self.knapid_policy = policy
+
     def set_mode(self, mode):
         if mode not in MODES:
             raise BenchError(f'unknown mode {mode}')
-        knapid = 1 if mode == 'knapid' else 0
+        knapid = 1 if mode in ('knapid', 'knapidbatch') else 0
         if os.path.exists(KNAPID):
             self.write(KNAPID, knapid)
         elif knapid:
-            raise BenchError(f'mode knapid, but this kernel has no {KNAPID}')
+            raise BenchError(f'mode {mode}, but this kernel has no {KNAPID}')
+        self.set_knapid_policy('batch' if mode == 'knapidbatch' else 'other')
         self.set_threaded({'threaded': 'enabled', 'busypoll': 'busy-poll'}.get(mode, 'disabled'))
         if mode == 'threadirqs' and 'threadirqs' not in self.read('/proc/cmdline'):
             raise BenchError('mode threadirqs, but the kernel was booted without it')
@@ -910,6 +946,8 @@ class Bench:
             self.table1(['softirq', 'knapid'])
         elif self.boot == 'profile':
             self.profile()
+        elif self.boot in TAPBATCH_BOOTS:
+            self.table1(['softirq', 'knapid', 'knapidbatch'], nic_only=True)
         elif self.tap:
             self.table1(self.main_modes(), nic_only=True)
         elif self.boot == 'napitx0':
@@ -950,10 +988,12 @@ def parse_args(argv=None):
     # profile: context switches and NET_RX softirqs per round trip
     # main-2, main-3: the main boot again, for the spread between boots;
     # tap-2, tap-3: the tap boot again, likewise
+    # tapbatch, tapbatch-2, tapbatch-3: the tap boot's rows for softirq,
+    # knapid and knapid with SCHED_BATCH threads
     # napitx0: Table 3's base, defer20, fullbusy and suspend20 with
     # virtio_net.napi_tx=0 (TX completions on no interrupt of their own)
     ap.add_argument('--boot', choices=('main', 'main-2', 'main-3', 'threadirqs', 'ab') + TAP_BOOTS
-                    + ('serve', 'profile', 'napitx0'), default='main')
+                    + TAPBATCH_BOOTS + ('serve', 'profile', 'napitx0'), default='main')
     ap.add_argument('--quick', action='store_true')
     ap.add_argument('--rounds', type=int, help='override the rounds (debugging)')
     ap.add_argument('--secs', type=int, help='override the seconds per measurement (debugging)')

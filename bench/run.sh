@@ -23,6 +23,8 @@
 # switches and NET_RX softirqs per request-response round trip.
 # BOOTS=napitx0 runs Table 3's base, defer20, fullbusy and suspend20 with
 # virtio_net.napi_tx=0 (TX completions without an interrupt of their own).
+# BOOTS="tapbatch tapbatch-2 tapbatch-3" are tap boots of softirq, knapid
+# and knapid with SCHED_BATCH threads (bench/tap_ratios.py reads them).
 # BENCH_ARGS (debugging) is added to guest_bench.py's arguments, e.g.
 # "--rounds 1 --secs 1".
 #
@@ -98,9 +100,9 @@ boot() {
 		die "bench: the $name boot left a kernel splat (above)"
 }
 
-# tap_boot NAME: the tap boot (tap, tap-2, tap-3), a netns of the host with
-# the tap (192.0.2.2) in which bench/tap_host.py runs the generator's
-# commands; the guest's NIC is the tap's other end
+# tap_boot NAME: a tap boot (tap, tap-2, tap-3, tapbatch, ...), a netns of
+# the host with the tap (192.0.2.2) in which bench/tap_host.py runs the
+# generator's commands; the guest's NIC is the tap's other end
 tapns=knapid-bench-$$
 tap_boot() {
 	local name=$1
@@ -139,8 +141,8 @@ for b in $boots; do
 	main | main-[23] | ab | profile) boot "$b" "" "$hub" ;;
 	threadirqs) boot threadirqs threadirqs "$hub" ;;
 	napitx0) boot napitx0 virtio_net.napi_tx=0 "$hub" ;;
-	tap | tap-[23]) tap_boot "$b" ;;
-	*) die "BOOTS: main, main-2, main-3, threadirqs, tap, tap-2, tap-3, ab, profile or napitx0, not '$b'" ;;
+	tap | tap-[23] | tapbatch | tapbatch-[23]) tap_boot "$b" ;;
+	*) die "BOOTS: main, main-2, main-3, threadirqs, tap, tap-2, tap-3, tapbatch, tapbatch-2, tapbatch-3, ab, profile or napitx0, not '$b'" ;;
 	esac
 done
 if [ "$boots" != "$all_boots" ]; then

@@ -382,6 +382,7 @@ class FakeBench(guest_bench.Bench):
         self.ksrc, self.sut, self.napi = str(tmp_path), 'eth0', 9
         self.threaded = self.has_napi_threaded = None
         self.cmds, self.napi_state = [], 'disabled'
+        self.knapid_policy = 'other'
 
     def run(self, cmd, ns=None, cpu=None, timeout=60, env=None):
         self.cmds.append(' '.join(str(c) for c in cmd))
@@ -511,3 +512,97 @@ def test_loads_are_checked():
         except guest_bench.argparse.ArgumentTypeError:
             continue
         raise AssertionError(f'{bad!r} accepted')
+
+
+def test_knapidbatch_mode_makes_the_knapid_threads_batch_and_back(tmp_path, monkeypatch):
+    # sabotage caught: knapidbatch run as knapid (no chrt), the threads
+    # left SCHED_BATCH for the next mode, the readback dropped
+    knapid = tmp_path / 'knapid_enabled'
+    knapid.write_text('0\n')
+    monkeypatch.setattr(guest_bench, 'KNAPID', str(knapid))
+    b = FakeBench(tmp_path, napi_threaded=True)
+    policy = {11: guest_bench.os.SCHED_OTHER, 12: guest_bench.os.SCHED_OTHER}
+
+    def run(cmd, ns=None, cpu=None, timeout=60, env=None):
+        b.cmds.append(' '.join(str(c) for c in cmd))
+        if cmd[0] == 'chrt':
+            policy[cmd[-1]] = guest_bench.os.SCHED_BATCH if cmd[1] == '-b' else guest_bench.os.SCHED_OTHER
+        return ''
+
+    monkeypatch.setattr(b, 'run', run)
+    monkeypatch.setattr(b, 'knapid_pids', lambda: [11, 12])
+    monkeypatch.setattr(guest_bench.os, 'sched_getscheduler', lambda pid: policy[pid])
+    b.set_mode('knapidbatch')
+    assert knapid.read_text().strip() == '1'
+    assert b.cmds == ['chrt -b -p 0 11', 'chrt -b -p 0 12', "napi-set {'id': 9, 'threaded': 'disabled'}"]
+    b.cmds.clear()
+    b.set_mode('knapid')
+    assert b.cmds == ['chrt -o -p 0 11', 'chrt -o -p 0 12'] and knapid.read_text().strip() == '1'
+    b.cmds.clear()
+    b.set_mode('softirq')
+    assert b.cmds == [] and knapid.read_text().strip() == '0'
+    # a kernel that does not keep the policy: the mode fails, not measures
+    monkeypatch.setattr(guest_bench.os, 'sched_getscheduler', lambda pid: guest_bench.os.SCHED_OTHER)
+    with pytest.raises(guest_bench.BenchError, match='is not SCHED_BATCH'):
+        b.set_mode('knapidbatch')
+
+
+def test_a_tapbatch_boot_runs_softirq_knapid_and_knapidbatch_on_the_tap(tmp_path, monkeypatch):
+    args = guest_bench.parse_args(['--out', str(tmp_path), '--ksrc', str(tmp_path),
+                                   '--shim', 'x.so', '--boot', 'tapbatch-2'])
+    monkeypatch.setattr(guest_bench.os, 'sched_setaffinity', lambda pid, cpus: None)
+    b = guest_bench.Bench(args)
+    (tmp_path / 'host').mkdir()
+    calls = []
+
+    def setup_tap():
+        b.topology, b.pinning = 'tap topology', 'tap pinning'
+        calls.append('setup_tap')
+
+    monkeypatch.setattr(b, 'setup_tap', setup_tap)
+    monkeypatch.setattr(b, 'run', lambda *a, **k: '')
+    monkeypatch.setattr(b, 'read', lambda path: 'cmdline')
+    monkeypatch.setattr(b, 'set_mode', lambda mode: None)
+    monkeypatch.setattr(b, 'table1', lambda modes, nic_only=False: calls.append((tuple(modes), nic_only)))
+    b.main()
+    assert calls == ['setup_tap', (('softirq', 'knapid', 'knapidbatch'), True)]
+    b.progress.close()
+
+
+def tap_record(mode, rnd, test, bps, idle, irqs, ctxt, pkts, net_rx, thr):
+    return {'round': rnd, 'mode': mode, 'test': test, 'bps': bps, 'retransmits': 0, 'secs': 3.0,
+            'cpu': {'cpu0': {'usr': 1, 'sys': 90 - idle, 'irq': 0, 'softirq': 9, 'idle': idle, 'steal': 0},
+                    'cpu1': {'usr': 1, 'sys': 1, 'irq': 0, 'softirq': 0, 'idle': 98, 'steal': 0}},
+            'threads': thr, 'irqs': irqs, 'rx_packets': pkts,
+            'sched': {'ctxt': ctxt, 'net_rx': net_rx, 'net_rx_cpu0': net_rx}}
+
+
+def test_tap_ratios_reads_a_tapbatch_boot_and_profiles_per_interrupt(tmp_path):
+    # sabotage caught: knapidbatch's rows read as knapid's, the counts not
+    # divided by the interrupts, a tapbatch boot refused as report.py does
+    import json
+    t1 = []
+    for rnd in range(3):
+        for mode, bps, irqs, ctxt, thr in (('softirq', 4.0e9, 10000, 3000, {}),
+                                           ('knapid', 3.6e9, 8000, 17600, {'knapid/0': 24.0}),
+                                           ('knapidbatch', 4.2e9, 4000, 2000, {'knapid/0': 15.0})):
+            t1.append(tap_record(mode, rnd, 'iperf_max', bps, 10, irqs, ctxt, 3 * irqs, irqs, thr))
+            t1.append(tap_record(mode, rnd, 'iperf_50', bps / 2, 50, irqs, ctxt, 3 * irqs, irqs, thr))
+            t1.append(tap_record(mode, rnd, 'iperf_5', bps / 20, 96 if mode == 'softirq' else 97,
+                                 irqs, ctxt, 3 * irqs, irqs, thr))
+    doc = {'meta': {'boot': 'tapbatch'}, 'calibration': {}, 't1': t1, 't2': [], 'complete': True}
+    (tmp_path / 'result-tapbatch.json').write_text(json.dumps(doc))
+    r = subprocess.run([PY, str(BENCH / 'tap_ratios.py'), '--profile', str(tmp_path / 'result-tapbatch.json')],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert 'max throughput knapid/softirq 0.90, knapidbatch/softirq 1.05, knapidbatch/knapid 1.17' in out
+    assert 'CPU0 busy at 5% knapid/softirq 0.75 (3.00 vs 4.00%)' in out
+    assert '  knapid at the maximum (3 rounds): ctxt/irq 2.20 (2.20-2.20), rx pkts/irq 3.00' in out
+    assert '  knapidbatch at the maximum (3 rounds): ctxt/irq 0.50' in out and 'poller CPU0 % 15.00' in out
+    assert '  softirq at the maximum (3 rounds): ctxt/irq 0.30' in out and 'poller CPU0 % 0.00' in out
+    doc['complete'] = False
+    (tmp_path / 'result-tapbatch.json').write_text(json.dumps(doc))
+    r = subprocess.run([PY, str(BENCH / 'tap_ratios.py'), str(tmp_path / 'result-tapbatch.json')],
+                       capture_output=True, text=True)
+    assert r.returncode != 0 and 'did not finish' in r.stderr
