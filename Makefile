@@ -33,6 +33,7 @@ help:
 	@echo "                    of the tarball committed) and on the tree the recipe of docs/own-machine.md makes"
 	@echo "make stress         stress, fault and bad-input campaign on a KASAN + lockdep kernel (hours);"
 	@echo "                    QUICK=1 for the short scale; report in results/stress/<date>-<commit>/"
+	@echo "                    ONLY=\"NAME...\" for some of its tests (a part of the campaign)"
 	@echo "make sabotage       break the kernel on purpose (tests/sabotage/) and show the tests fail; ONLY=05 for one"
 
 deps:
@@ -142,7 +143,7 @@ sabotage: deps
 
 # not part of check (long): tests/stress/ on the stress flavour (KASAN)
 stress: build-stress selftests
-	@QUICK=$(QUICK) $(S)/stress.sh
+	@QUICK=$(QUICK) ONLY="$(ONLY)" $(S)/stress.sh
 
 fresh-check:
 	@$(S)/fresh-check.sh

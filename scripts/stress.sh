@@ -6,6 +6,7 @@
 # verdict, splat scan, kmemleak scan per boot), with the counts in
 # results/stress/<date>-<commit>[-quick]/report.md.
 # QUICK=1: the quick scale (about 20 minutes of tests); else the full one.
+# ONLY="NAME...": only those tests of the list (a part of the campaign).
 # Exit code: 0 only when every case passed, no splat, no leak.
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
@@ -14,15 +15,22 @@ scale=full
 [ -n "${QUICK:-}" ] && scale=quick
 commit=$(git -C "$TOP" rev-parse --short HEAD)
 dirty=$(git -C "$TOP" status --porcelain -- tests/stress scripts configs | grep -q . && echo -dirty)
-out=$TOP/results/stress/$(date -u +%F)-$commit$dirty${QUICK:+-quick}
-rm -rf "$out"
-mkdir -p "$out" || die "cannot create $out"
 # "@full " lines (boot groups) only at the full scale
 full_only='/^@full /d'
 [ $scale = full ] && full_only='s/^@full //'
-sed -e "$full_only" -e "s/@SCALE@/$scale/g" "$TOP/tests/stress/stress.list" > "$out/stress.list"
+list=$(sed -e "$full_only" -e "s/@SCALE@/$scale/g" "$TOP/tests/stress/stress.list")
+# ONLY="NAME...": those tests alone, in their boot groups: a campaign too
+# long for one sitting run in parts, each part's report its own
+if [ -n "${ONLY:-}" ]; then
+	# shellcheck disable=SC2086 # the names, one per word
+	list=$("$TOP/scripts/list-only.py" $ONLY <<<"$list") || die "stress: ONLY=\"$ONLY\": see above"
+fi
+out=$TOP/results/stress/$(date -u +%F)-$commit$dirty${QUICK:+-quick}${ONLY:+-part}
+rm -rf "$out"
+mkdir -p "$out" || die "cannot create $out"
+echo "$list" > "$out/stress.list"
 {
-	echo "# make stress${QUICK:+ QUICK=1}, $(date -u '+%F %T') UTC, harness $commit$dirty"
+	echo "# make stress${QUICK:+ QUICK=1}${ONLY:+ ONLY=\"$ONLY\"}, $(date -u '+%F %T') UTC, harness $commit$dirty"
 	echo "scripts/stress.sh (scale $scale): scripts/check.sh stress $out/stress.list"
 } > "$out/commands.txt"
 

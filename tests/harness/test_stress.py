@@ -103,3 +103,48 @@ def test_seqstream_finds_a_flipped_byte(tmp_path):
     got = stream(tmp_path, corrupt=True)
     assert got[:2] == ['bad', '70000'], got
     assert os.path.exists(tmp_path / 'x.progress')
+
+
+LIST_ONLY = TOP / 'scripts' / 'list-only.py'
+
+
+def list_only(names, text):
+    return subprocess.run([sys.executable, str(LIST_ONLY), *names], input=text,
+                          capture_output=True, text=True)
+
+
+def test_list_only_keeps_the_named_tests_in_their_boot_groups():
+    text = ('# c\nstress-a 1 60 true\nstress-b 1 60 true\n[boot | -netdev x]\nstress-c 1 60 t\n'
+            '[boot threaded_napi=on]\nboot-on 2 600 t\n[boot threaded_napi=off]\nboot-off 2 600 t\n')
+    r = list_only(['stress-b', 'boot-off'], text)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ['stress-b 1 60 true', '[boot threaded_napi=off]', 'boot-off 2 600 t']
+    r = list_only(['stress-c'], text)
+    assert r.stdout.splitlines() == ['[boot | -netdev x]', 'stress-c 1 60 t']
+
+
+def test_list_only_refuses_a_name_not_in_the_list():
+    r = list_only(['stress-a', 'stress-typo'], 'stress-a 1 60 true\n')
+    assert r.returncode == 2 and 'not in the list: stress-typo' in r.stderr and 'stress-a' in r.stderr
+    assert r.stdout == ''
+
+
+def test_stress_only_with_a_bad_name_stops_before_any_guest():
+    env = dict(os.environ, ONLY='stress-sysctl no-such-test', WORK='/nonexistent')
+    r = subprocess.run([str(TOP / 'scripts' / 'stress.sh')], env=env, capture_output=True, text=True)
+    assert r.returncode != 0 and 'not in the list: no-such-test' in r.stderr
+
+
+def test_the_full_campaign_splits_into_parts_that_cover_it():
+    """the parts a long campaign is run in: every test of the full list in
+    exactly one part, each with the boot line of its group"""
+    full = '\n'.join(line.removeprefix('@full ') for line in
+                     (TOP / 'tests' / 'stress' / 'stress.list').read_text().splitlines())
+    names = [s.split()[0] for s in full.splitlines()
+             if s.strip() and not s.startswith(('#', '['))]
+    seen = []
+    for part in (names[:2], names[2:4], names[4:]):
+        r = list_only(part, full)
+        assert r.returncode == 0, r.stderr
+        seen += [s.split()[0] for s in r.stdout.splitlines() if not s.startswith('[')]
+    assert sorted(seen) == sorted(names)
