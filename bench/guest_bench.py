@@ -399,8 +399,8 @@ class Bench:
 
     # -- modes ------------------------------------------------------------
 
-    def napi_thread_pids(self):
-        """the SUT's NAPI threads: napi/DEV-ID for RX, napi/DEV-0 for TX"""
+    def threads_named(self, pattern):
+        """{comm: pid} of the tasks whose comm matches the regex PATTERN"""
         pids = {}
         for pid in os.listdir('/proc'):
             if pid.isdigit():
@@ -408,8 +408,13 @@ class Bench:
                     comm = self.read(f'/proc/{pid}/comm')
                 except OSError:
                     continue
-                if comm.startswith(f'napi/{self.sut}-'):
+                if re.fullmatch(pattern, comm):
                     pids[comm] = int(pid)
+        return pids
+
+    def napi_thread_pids(self):
+        """the SUT's NAPI threads: napi/DEV-ID for RX, napi/DEV-0 for TX"""
+        pids = self.threads_named(re.escape(f'napi/{self.sut}-') + r'.*')
         if f'napi/{self.sut}-{self.napi}' not in pids:
             raise BenchError(f'threaded mode on, but no napi/{self.sut}-{self.napi} thread')
         return pids
@@ -446,15 +451,7 @@ class Bench:
         self.threaded = want
 
     def knapid_pids(self):
-        pids = []
-        for pid in os.listdir('/proc'):
-            if pid.isdigit():
-                try:
-                    if re.fullmatch(r'knapid/\d+', self.read(f'/proc/{pid}/comm')):
-                        pids.append(int(pid))
-                except OSError:
-                    continue
-        return pids
+        return list(self.threads_named(r'knapid/\d+').values())
 
     def set_knapid_policy(self, policy):
         """the knapid/N threads' policy: 'batch' (SCHED_BATCH) or 'other'
