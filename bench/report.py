@@ -59,8 +59,9 @@ import matplotlib.pyplot as plt  # noqa: E402  (after the backend choice)
 from matplotlib.patches import Patch  # noqa: E402
 
 MAIN, TIRQ, TAP = 'main', 'threadirqs', 'tap'
+TAPBATCH = 'tapbatch'   # the tap boots of bench/tap_ratios.py, not of the report
 BUSYPOLL = 'busypoll'
-REPEAT = re.compile(r'(main|tap)-([0-9]+)$')   # a further main or tap boot: main-2, tap-3, ...
+REPEAT = re.compile(r'(main|tapbatch|tap)-([0-9]+)$')   # a further boot: main-2, tap-3, ...
 PP_TESTS = ('pp_virtio', 'pp_veth', 'pp_lo')
 IPERF_TESTS = ('iperf_max', 'iperf_50', 'iperf_5')
 IPERF_LABEL = {'iperf_max': 'max', 'iperf_50': '50%', 'iperf_5': '5%'}
@@ -289,9 +290,9 @@ def load_boot(path) -> Boot:
         if part not in doc:
             raise InputError(f"{fname}: missing '{part}'")
     boot = doc['meta'].get('boot') if isinstance(doc['meta'], dict) else None
-    if boot != TIRQ and boot_index(boot, MAIN) is None and boot_index(boot, TAP) is None:
+    if boot != TIRQ and all(boot_index(boot, k) is None for k in (MAIN, TAP, TAPBATCH)):
         raise InputError(f"{fname}: meta.boot must be '{MAIN}', '{MAIN}-N', '{TIRQ}', "
-                         f"'{TAP}' or '{TAP}-N'")
+                         f"'{TAP}', '{TAP}-N', '{TAPBATCH}' or '{TAPBATCH}-N'")
     if doc.get('complete') is not True:
         raise InputError(f'{fname}: the run did not finish (no "complete": true)')
     check_records(fname, 't1', doc['t1'], t1_keys)
@@ -301,7 +302,8 @@ def load_boot(path) -> Boot:
 
 
 def boot_index(boot, kind):
-    """1 for KIND ("main" or "tap"), N for "KIND-N"; None for any other boot"""
+    """1 for KIND ("main", "tap" or "tapbatch"), N for "KIND-N"; None for
+    any other boot"""
     if boot == kind:
         return 1
     m = REPEAT.match(boot) if isinstance(boot, str) else None
@@ -314,6 +316,9 @@ def load_boots(paths):
     boots = {}
     for path in paths:
         b = load_boot(path)
+        if boot_index(b.boot, TAPBATCH) is not None:
+            raise InputError(f'{b.file}: a {TAPBATCH} boot is read by bench/tap_ratios.py, '
+                             'not by the report')
         if b.boot in boots:
             raise InputError(f'{b.file}: a second result for the {b.boot} boot '
                              f'(first: {boots[b.boot].file})')

@@ -14,7 +14,6 @@ thread that polled (knapid/0 or napi/...), counts that TCG's timing does
 not move the way it moves the ratios.
 
 usage: tap_ratios.py [--profile] result-tap*.json..."""
-import json
 import os
 import sys
 
@@ -29,17 +28,7 @@ def fmt(x):
 
 
 def load(path):
-    """a tap boot through report.py's checks; a tapbatch boot, which
-    report.py does not know, as a Boot after the same completeness check"""
-    try:
-        with open(path) as f:
-            doc = json.load(f)
-    except (OSError, ValueError) as e:
-        sys.exit(f'{path}: {e}')
-    if str(doc.get('meta', {}).get('boot', '')).startswith('tapbatch'):
-        if doc.get('complete') is not True:
-            sys.exit(f'{path}: the run did not finish (no "complete": true)')
-        return R.Boot(path, doc)
+    """a tap or tapbatch boot through report.py's checks"""
     try:
         return R.load_boot(path)
     except R.InputError as e:

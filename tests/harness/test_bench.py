@@ -194,6 +194,20 @@ def test_report_refuses_a_tap_boot_twice(tmp_path):
     assert not (tmp_path / 'out' / 'report.md').exists()
 
 
+def test_report_leaves_a_tapbatch_boot_to_tap_ratios(tmp_path):
+    # sabotage caught: a tapbatch boot read as a tap boot, or dropped silently
+    import json
+    fake(tmp_path, '--new')
+    doc = json.loads((tmp_path / 'tap73.json').read_text())
+    doc['meta']['boot'] = 'tapbatch-2'
+    (tmp_path / 'tapbatch73.json').write_text(json.dumps(doc))
+    r = report(tmp_path, 'main73.json', 'tapbatch73.json')
+    assert r.returncode == 1
+    assert r.stderr == ('report.py: tapbatch73.json: a tapbatch boot is read by '
+                        'bench/tap_ratios.py, not by the report\n')
+    assert not (tmp_path / 'out' / 'report.md').exists()
+
+
 def test_report_refuses_a_main_boot_twice(tmp_path):
     fake(tmp_path, '--new')
     r = report(tmp_path, 'main73.json', 'main73-2.json', 'main73-2.json')
@@ -429,17 +443,13 @@ def test_modes_on_a_kernel_without_napi_set_threaded(tmp_path, monkeypatch):
         raise AssertionError('busypoll accepted on a kernel without it')
 
 
-def test_a_tap_2_boot_runs_as_the_tap_boot(tmp_path, monkeypatch):
-    """guest_bench --boot tap-2: the tap boot's path (host generator, NIC
-    rows only), its own result file, meta.boot tap-2"""
-    import json
+def tap_boot_bench(tmp_path, monkeypatch, boot):
+    """a Bench for a tap boot with the guest's commands stubbed; its set-up,
+    setup_tap, table1 (modes, nic_only) and table3 calls land in the list"""
     args = guest_bench.parse_args(['--out', str(tmp_path), '--ksrc', str(tmp_path),
-                                   '--shim', 'x.so', '--boot', 'tap-2'])
+                                   '--shim', 'x.so', '--boot', boot])
     monkeypatch.setattr(guest_bench.os, 'sched_setaffinity', lambda pid, cpus: None)
     b = guest_bench.Bench(args)
-    with pytest.raises(guest_bench.BenchError, match='is bench/tap_host.py serving'):
-        b.main()            # the tap boot's check: there is no OUT/host
-    (tmp_path / 'host').mkdir()
     calls = []
 
     def setup_tap():
@@ -450,12 +460,23 @@ def test_a_tap_2_boot_runs_as_the_tap_boot(tmp_path, monkeypatch):
     monkeypatch.setattr(b, 'setup', lambda: calls.append('setup'))
     monkeypatch.setattr(b, 'run', lambda *a, **k: '')
     monkeypatch.setattr(b, 'read', lambda path: 'cmdline')
-    monkeypatch.setattr(b, 'main_modes', lambda: ['softirq', 'knapid'])
     monkeypatch.setattr(b, 'set_mode', lambda mode: None)
-    monkeypatch.setattr(b, 'table1', lambda modes, nic_only=False: calls.append(('t1', nic_only)))
+    monkeypatch.setattr(b, 'table1', lambda modes, nic_only=False: calls.append((tuple(modes), nic_only)))
     monkeypatch.setattr(b, 'table3', lambda **k: calls.append('t3'))
+    return b, calls
+
+
+def test_a_tap_2_boot_runs_as_the_tap_boot(tmp_path, monkeypatch):
+    """guest_bench --boot tap-2: the tap boot's path (host generator, NIC
+    rows only), its own result file, meta.boot tap-2"""
+    import json
+    b, calls = tap_boot_bench(tmp_path, monkeypatch, 'tap-2')
+    monkeypatch.setattr(b, 'main_modes', lambda: ['softirq', 'knapid'])
+    with pytest.raises(guest_bench.BenchError, match='is bench/tap_host.py serving'):
+        b.main()            # the tap boot's check: there is no OUT/host
+    (tmp_path / 'host').mkdir()
     b.main()
-    assert calls == ['setup_tap', ('t1', True)]
+    assert calls == ['setup_tap', (('softirq', 'knapid'), True)]
     res = json.loads((tmp_path / 'result-tap-2.json').read_text())
     assert res['meta']['boot'] == 'tap-2' and res['complete'] is True
     assert 'done' in (tmp_path / 'progress-tap-2.log').read_text()
@@ -548,22 +569,8 @@ def test_knapidbatch_mode_makes_the_knapid_threads_batch_and_back(tmp_path, monk
 
 
 def test_a_tapbatch_boot_runs_softirq_knapid_and_knapidbatch_on_the_tap(tmp_path, monkeypatch):
-    args = guest_bench.parse_args(['--out', str(tmp_path), '--ksrc', str(tmp_path),
-                                   '--shim', 'x.so', '--boot', 'tapbatch-2'])
-    monkeypatch.setattr(guest_bench.os, 'sched_setaffinity', lambda pid, cpus: None)
-    b = guest_bench.Bench(args)
+    b, calls = tap_boot_bench(tmp_path, monkeypatch, 'tapbatch-2')
     (tmp_path / 'host').mkdir()
-    calls = []
-
-    def setup_tap():
-        b.topology, b.pinning = 'tap topology', 'tap pinning'
-        calls.append('setup_tap')
-
-    monkeypatch.setattr(b, 'setup_tap', setup_tap)
-    monkeypatch.setattr(b, 'run', lambda *a, **k: '')
-    monkeypatch.setattr(b, 'read', lambda path: 'cmdline')
-    monkeypatch.setattr(b, 'set_mode', lambda mode: None)
-    monkeypatch.setattr(b, 'table1', lambda modes, nic_only=False: calls.append((tuple(modes), nic_only)))
     b.main()
     assert calls == ['setup_tap', (('softirq', 'knapid', 'knapidbatch'), True)]
     b.progress.close()
