@@ -4,7 +4,7 @@
 # configs/stress.config: lockdep, kmemleak, DEBUG_OBJECTS_TIMERS, KASAN),
 # booted under QEMU TCG once per boot group, judged like make check (KTAP
 # verdict, splat scan, kmemleak scan per boot), with the counts in
-# results/stress/<date>-<commit>[-quick]/report.md.
+# results/stress/<date>-<commit>-<base>[-quick][-part-NAMES]/report.md.
 # QUICK=1: the quick scale (about 20 minutes of tests); else the full one.
 # ONLY="NAME...": only those tests of the list (a part of the campaign).
 # Exit code: 0 only when every case passed, no splat, no leak.
@@ -20,13 +20,19 @@ full_only='/^@full /d'
 [ $scale = full ] && full_only='s/^@full //'
 list=$(sed -e "$full_only" -e "s/@SCALE@/$scale/g" "$TOP/tests/stress/stress.list")
 # ONLY="NAME...": those tests alone, in their boot groups: a campaign too
-# long for one sitting run in parts, each part's report its own
+# long for one sitting run in parts, each part's report its own, in a
+# directory named after its tests
+part=
 if [ -n "${ONLY:-}" ]; then
 	# shellcheck disable=SC2086 # the names, one per word
 	list=$("$TOP/scripts/list-only.py" $ONLY <<<"$list") || die "stress: ONLY=\"$ONLY\": see above"
+	# shellcheck disable=SC2086 # the names, one per word
+	part=-part-$(printf '%s\n' $ONLY | paste -sd+)
 fi
-out=$TOP/results/stress/$(date -u +%F)-$commit$dirty${QUICK:+-quick}${ONLY:+-part}
-rm -rf "$out"
+# one directory per day, commit, base, scale and part; an earlier run's
+# results are never overwritten
+out=${STRESS_RESULTS:-$TOP/results/stress}/$(date -u +%F)-$commit$dirty-$KBASE${QUICK:+-quick}$part
+[ -e "$out" ] && die "stress: ${out#"$TOP"/} holds an earlier run's results: move it away first"
 mkdir -p "$out" || die "cannot create $out"
 echo "$list" > "$out/stress.list"
 {

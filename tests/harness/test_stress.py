@@ -148,3 +148,26 @@ def test_the_full_campaign_splits_into_parts_that_cover_it():
         assert r.returncode == 0, r.stderr
         seen += [s.split()[0] for s in r.stdout.splitlines() if not s.startswith('[')]
     assert sorted(seen) == sorted(names)
+
+
+def test_stress_never_overwrites_an_earlier_runs_results(tmp_path):
+    """a part's directory is named after its base and tests (two parts of
+    one day do not share one), and an existing one is refused, not emptied"""
+    # sabotage caught: the old rm -rf of the directory, a name without the
+    # part's tests or the base
+    import datetime
+    commit = subprocess.run(['git', '-C', str(TOP), 'rev-parse', '--short', 'HEAD'],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    dirty = subprocess.run(['git', '-C', str(TOP), 'status', '--porcelain', '--',
+                            'tests/stress', 'scripts', 'configs'],
+                           capture_output=True, text=True, check=True).stdout.strip()
+    day = datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d')
+    name = f'{day}-{commit}{"-dirty" if dirty else ""}-7.3-part-stress-sysctl+boot-off'
+    (tmp_path / name).mkdir()
+    (tmp_path / name / 'report.md').write_text('the earlier part\n')
+    env = dict(os.environ, BASE='7.3', ONLY='stress-sysctl  boot-off', WORK='/nonexistent',
+               STRESS_RESULTS=str(tmp_path))
+    r = subprocess.run([str(TOP / 'scripts' / 'stress.sh')], env=env, capture_output=True, text=True)
+    assert r.returncode != 0 and "holds an earlier run's results" in r.stderr, r.stderr
+    assert (tmp_path / name / 'report.md').read_text() == 'the earlier part\n'
+    assert os.listdir(tmp_path) == [name]
