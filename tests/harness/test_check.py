@@ -114,6 +114,18 @@ def test_lint_runs_beside_the_guests(tmp_path):
     assert not any(line.startswith('FAIL: ') for line in out), out
 
 
+def test_check_lint_no_leaves_the_lint_step_out(tmp_path):
+    # make stress's run: a lint step that would die is never started, and
+    # no lint result is expected; without CHECK_LINT=no the same run fails
+    rc, out, res = check(tmp_path, 'clean', STUB_LINT_MODE='crash', CHECK_LINT='no')
+    assert rc == 0, out
+    assert not (res / 'lint.log').exists()
+    assert 'checkpatch' not in (res / 'expected').read_text()
+    (tmp_path / 'with-lint').mkdir()
+    rc, out, res = check(tmp_path / 'with-lint', 'clean', STUB_LINT_MODE='crash')
+    assert_failed(rc, out)
+
+
 def test_lint_failure_beside_the_guests_fails_with_its_log(tmp_path):
     rc, out, res = check(tmp_path, 'clean', STUB_LINT_MODE='fail')
     assert_failed(rc, out)
