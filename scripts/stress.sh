@@ -43,8 +43,9 @@ echo "$list" > "$out/stress.list"
 start=$(date +%s)
 log "stress: scale $scale, results in ${out#"$TOP"/}"
 # progress: every 60 s the last line the running test printed
+# (sleep holds no output: a pipe reading this script ends when it does)
 (
-	while sleep 60; do
+	while sleep 60 >/dev/null 2>&1; do
 		c=$(ls -t "$out"/run/boot-*/*.log 2>/dev/null | grep -v -e console.log -e check.log | head -n1)
 		[ -n "$c" ] && log "stress, $(( $(date +%s) - start ))s: ${c#"$out"/run/}: $(tail -n1 "$c" | cut -c1-160)"
 	done

@@ -269,11 +269,19 @@ nics_pair_into_netns() {
 	nics_into_netns "$DEV_A" "$DEV_B"
 }
 
-# nics_out_of_netns DRIVER: delete NS_A and NS_B and wait up to 10 s for the
-# two NICs of DRIVER that nics_into_netns moved there: a deleted netns gives
-# them back to the init netns asynchronously, and the next test needs them
+# nics_out_of_netns DRIVER: move the NICs of DRIVER that nics_into_netns
+# moved to NS_A and NS_B back to the init netns, delete both netns and wait
+# up to 10 s for the NICs. A deleted netns gives its devices back only once
+# its last reference is gone (a socket of it can outlive its processes), so
+# they are moved back first: the next test needs them
 nics_out_of_netns() {
-	ip netns del "$NS_A" 2>/dev/null
-	ip netns del "$NS_B" 2>/dev/null
+	local ns dev
+
+	for ns in "$NS_A" "$NS_B"; do
+		for dev in $(ip netns exec "$ns" bash -c "$(declare -f nics_of); nics_of $1" 2>/dev/null); do
+			ip -n "$ns" link set "$dev" netns 1
+		done
+		ip netns del "$ns" 2>/dev/null
+	done
 	slowwait 10 nics_at_least "$1" 2
 }

@@ -51,6 +51,19 @@ def test_report_names_a_test_that_did_not_report(tmp_path):
     assert '| stress-b | did not report, 0/0 cases passed | - |' in report(tmp_path)
 
 
+def test_report_leaves_out_a_boot_group_only_emptied(tmp_path):
+    """ONLY= can leave a boot group without tests: it never boots, so the
+    report lists neither its tests nor a missing splat scan"""
+    fake_run(tmp_path)
+    empty = tmp_path / 'run' / 'boot-1'
+    empty.mkdir()
+    (empty / 'tests.list').write_text('')
+    (empty / 'append').write_text('nohz_full=1\n')
+    md = report(tmp_path)
+    assert 'boot 0: splat scan: clean' in md
+    assert 'boot 1' not in md and 'nohz_full' not in md and 'did not finish' not in md
+
+
 def test_stress_list_parses_and_names_existing_scripts():
     names = set()
     for line in (TOP / 'tests' / 'stress' / 'stress.list').read_text().splitlines():
@@ -155,19 +168,19 @@ def test_stress_never_overwrites_an_earlier_runs_results(tmp_path):
     one day do not share one), and an existing one is refused, not emptied"""
     # sabotage caught: the old rm -rf of the directory, a name without the
     # part's tests or the base
-    import datetime
-    commit = subprocess.run(['git', '-C', str(TOP), 'rev-parse', '--short', 'HEAD'],
-                            capture_output=True, text=True, check=True).stdout.strip()
-    dirty = subprocess.run(['git', '-C', str(TOP), 'status', '--porcelain', '--',
-                            'tests/stress', 'scripts', 'configs'],
-                           capture_output=True, text=True, check=True).stdout.strip()
-    day = datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d')
-    name = f'{day}-{commit}{"-dirty" if dirty else ""}-7.3-part-stress-sysctl+boot-off'
-    (tmp_path / name).mkdir()
-    (tmp_path / name / 'report.md').write_text('the earlier part\n')
     env = dict(os.environ, BASE='7.3', ONLY='stress-sysctl  boot-off', WORK='/nonexistent',
                STRESS_RESULTS=str(tmp_path))
-    r = subprocess.run([str(TOP / 'scripts' / 'stress.sh')], env=env, capture_output=True, text=True)
+    stress = [str(TOP / 'scripts' / 'stress.sh')]
+    # the first run (no kernel under WORK: it fails at once) makes the directory
+    r = subprocess.run(stress, env=env, capture_output=True, text=True, timeout=50)
+    names = os.listdir(tmp_path)
+    assert r.returncode != 0 and len(names) == 1, (names, r.stderr)
+    name = names[0]
+    assert f'results in {tmp_path}/{name}' in r.stderr, r.stderr
+    assert name.endswith('-7.3-part-stress-sysctl+boot-off'), name
+    (tmp_path / name / 'report.md').write_text('the earlier part\n')
+    r = subprocess.run(stress, env=env, capture_output=True, text=True, timeout=50)
     assert r.returncode != 0 and "holds an earlier run's results" in r.stderr, r.stderr
     assert (tmp_path / name / 'report.md').read_text() == 'the earlier part\n'
     assert os.listdir(tmp_path) == [name]
+

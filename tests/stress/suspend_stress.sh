@@ -219,6 +219,12 @@ sc_napiset() {
 # the server had found nothing and resumed them), the server continues
 # and is stopped again, up to 20 times. Back: Recv-Q grows within 2 + 4 s.
 POLLER=$KSFT/net/busy_poller
+# 6.12's busy_poller (this project's) takes -t WAIT_SECS, a bound on its
+# life; 7.3's (upstream's) needs -i IFINDEX (it sets that device's first
+# NAPI, on virtio-net with one queue pair the only one with an id), exits
+# when the client hangs up, and its -t is the NAPI's threaded mode
+POLLER_UPSTREAM=no
+"$POLLER" 2>&1 | grep -q napi_threaded_poll && POLLER_UPSTREAM=yes
 sc_sigstop() {
 	local virtio b0 b1 q0 q t0 ms=-1 held=0 try i
 	virtio=$(basename "$(ip netns exec "$NS_A" readlink -f "/sys/class/net/$DEV_A/device")")
@@ -285,10 +291,18 @@ arm_poller() {
 	state=$(mktemp -d)
 	setup_devs || { echo "# setup failed"; return 1; }
 	port=$((port + 1))
+	local which=(-t 120)
+	[ $POLLER_UPSTREAM = yes ] &&
+		which=(-i "$(ip netns exec "$NS_A" cat "/sys/class/net/$DEV_A/ifindex")")
 	ip netns exec "$NS_A" "$POLLER" -p $port -b "$ADDR_A" -o "$state/out" -m 64 \
-		-u 20000 -P 1 -g 64 -d 100 -r 50000 -s 2000000000 -t 120 > "$state/server.out" 2>&1 &
+		-u 20000 -P 1 -g 64 -d 100 -r 50000 -s 2000000000 "${which[@]}" \
+		> "$state/server.out" 2>&1 &
 	srv=$!
-	tcp_listen_wait "$NS_A" $port 60 || { echo "# busy_poller does not listen in 60 s"; return 1; }
+	tcp_listen_wait "$NS_A" $port 60 || {
+		echo "# busy_poller does not listen in 60 s; it said:"
+		sed 's/^/#   /' "$state/server.out"
+		return 1
+	}
 }
 
 if [ "$kind" = nsim ]; then
