@@ -183,4 +183,3 @@ def test_stress_never_overwrites_an_earlier_runs_results(tmp_path):
     assert r.returncode != 0 and "holds an earlier run's results" in r.stderr, r.stderr
     assert (tmp_path / name / 'report.md').read_text() == 'the earlier part\n'
     assert os.listdir(tmp_path) == [name]
-
