@@ -247,9 +247,10 @@ while time.monotonic() < end and not os.path.exists(sys.argv[3]):
 		{ echo "# the server got nothing"; return 1; }
 	# The server's suspension lapses whenever one of its epoll_wait calls
 	# finds nothing within its busy-poll time, and a stop may land in such
-	# a lapse, so a stop that finds the interrupts running is retried (the
-	# measured hold rates are in reports/stress-2026-11-24-1d6cc6a/NOTES.md).
-	# With the suspension broken no stop holds, and the case fails.
+	# a lapse, so a stop that finds the interrupts running is retried (hold
+	# rates and a trace of held stops:
+	# reports/stress-2026-11-29-afb20a4-7.3-part4-rerun/NOTES.md). With the
+	# suspension broken no stop holds, and the case fails.
 	for ((try = 1; try <= 20 && held == 0; try++)); do
 		kill -STOP "$srv"
 		t0=${EPOCHREALTIME/[.,]/}
