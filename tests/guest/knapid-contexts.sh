@@ -15,6 +15,19 @@
 #                traffic, which a timer interrupt hands to that thread,
 #                does (7.3 only: 6.12's netdevsim has no timer, its
 #                sender runs the round)
+#   rt_after_yield  the same after a flood's round that the spinner's
+#                wake-up cut short (knapid_yields()) left work to knapid/1:
+#                the task's lo request, which RPS sends to cpu0, still
+#                raises a round in the task; control: the flood's held
+#                backlog gets no round
+#   starved      a starved knapid thread holds a queue's traffic no longer
+#                than a round may last (netdev_budget_usecs): a TCP stream
+#                that RPS steers to a CPU where a SCHED_FIFO task spins,
+#                knapid on and off, RT throttling on and off; control: the
+#                same stream in knapid mode with that bound lifted stalls
+#   idle_rounds  an RPS IPI that finds cpu1 idle runs its round there when
+#                its idle loop halts, and in knapid/1 when it polls (boot
+#                idle=poll); control: softirq mode runs it in the idle task
 #   rt_yield     in knapid mode a NET_RX round ends once a SCHED_FIFO task
 #                waits for its CPU: under a flood that RPS steers to cpu1,
 #                no more than one NAPI poll runs between cyclictest's wake-up
@@ -39,8 +52,21 @@ VETH_B=knapid-vb-$$
 MODE_ORIG=$(cat "$SYSCTL" 2>/dev/null)
 BUDGET_USECS=/proc/sys/net/core/netdev_budget_usecs
 BUDGET=/proc/sys/net/core/netdev_budget
+WEIGHT=/proc/sys/net/core/dev_weight
+RT_RUNTIME=/proc/sys/kernel/sched_rt_runtime_us
 USECS_ORIG=$(cat "$BUDGET_USECS")
 BUDGET_ORIG=$(cat "$BUDGET")
+WEIGHT_ORIG=$(cat "$WEIGHT")
+RT_RUNTIME_ORIG=$(cat "$RT_RUNTIME")
+# netdev_budget_usecs that lifts the bound on what a starved knapid thread
+# holds (knapid_overdue()) beyond any case's length, for the cases that
+# need the thread to hold work: 10 s
+HOLD_USECS=10000000
+# case_starved's limits, in ms: knapid's longest stall (the bound, 8 ms at
+# HZ=250, plus a round and TCG's noise), and the least stall of its
+# control, whose thread holds the traffic until the fair server runs it
+STALL_MS=${STALL_MS:-250}
+HOLD_MIN_MS=${HOLD_MIN_MS:-500}
 SPIN_PIDS=()
 FLOOD_EVENTS="napi/napi_poll sched/sched_wakeup sched/sched_switch irq/softirq_raise"
 
@@ -54,6 +80,8 @@ cleanup()
 	[ -n "$MODE_ORIG" ] && echo "$MODE_ORIG" > "$SYSCTL"
 	echo "$USECS_ORIG" > "$BUDGET_USECS"
 	echo "$BUDGET_ORIG" > "$BUDGET"
+	echo "$WEIGHT_ORIG" > "$WEIGHT"
+	echo "$RT_RUNTIME_ORIG" > "$RT_RUNTIME"
 	ip netns del "$VETH_A" 2>/dev/null
 	ip netns del "$VETH_B" 2>/dev/null
 	pair_destroy
@@ -190,6 +218,12 @@ time_squeeze()
 	echo "$sum"
 }
 
+# squeezed_since COUNT N: time_squeeze has grown by N since it was COUNT
+squeezed_since()
+{
+	[ $(($(time_squeeze) - $1)) -ge "$2" ]
+}
+
 # received OUTPUT: the replies a ping summary in OUTPUT reports
 received()
 {
@@ -201,13 +235,13 @@ rt_try()
 {
 	local usecs budget sq0
 
+	usecs=$(cat "$BUDGET_USECS")
+	budget=$(cat "$BUDGET")
+	echo "$HOLD_USECS" > "$BUDGET_USECS"
 	chrt -f -p 1 "$K1"
 	spin_on 1 10
 	HELD=$(received "$(ip netns exec "$NS_B" chrt -f 20 taskset -c 1 \
 		ping -c 1 -W 1 "$ADDR_A")")
-	usecs=$(cat "$BUDGET_USECS")
-	budget=$(cat "$BUDGET")
-	echo 1000000 > "$BUDGET_USECS"
 	echo 1 > "$BUDGET"
 	sq0=$(time_squeeze)
 	LO=$(received "$(ip netns exec "$NS_B" chrt -f 20 taskset -c 1 \
@@ -229,9 +263,11 @@ rt_try()
 # on the list, and leaves the lo backlog: what it leaves must restart in
 # the task, as the softirq's does, not go to knapid/1 (knapid_wanted()).
 # The rounds that ran out of budget meanwhile (time_squeeze) show that
-# the case reached that path. netdev_budget_usecs is lifted to 1 s: the
-# softirq restarts only within the tick its first round started in
-# (MAX_SOFTIRQ_TIME, one jiffy at HZ=250). Up to three tries, each from a
+# the case reached that path. netdev_budget_usecs is lifted to 10 s, so
+# that knapid/1 holds the netdevsim round (knapid_overdue() would hand it
+# to the softirq after a round's time otherwise); the softirq restarts
+# only within the tick its first round started in (MAX_SOFTIRQ_TIME, one
+# jiffy at HZ=250). Up to three tries, each from a
 # released knapid/1, as the softirq also stops restarting when the task
 # is to be preempted (7.3's fair server preempts real-time tasks for the
 # normal ones now and then): ksoftirqd then runs the round, and what its
@@ -266,6 +302,176 @@ case_rt_own_rounds()
 			break
 		fi
 	done
+	ktap_test_result "$name" test "$ok" -eq 0
+}
+
+# rps_lo MASK: RPS steers what NS_B's lo receives to the CPUs of MASK
+rps_lo()
+{
+	ip netns exec "$NS_B" sh -c \
+		"echo $1 > /sys/class/net/lo/queues/rx-0/rps_cpus"
+}
+
+# yield_try: one try of case_rt_after_yield; sets HELD and LO
+yield_try()
+{
+	local sq0 flood own=${#SPIN_PIDS[@]}
+
+	echo "$HOLD_USECS" > "$BUDGET_USECS"
+	echo 1 > "$BUDGET"
+	echo 1 > "$WEIGHT"
+	chrt -f -p 1 "$K1"
+	sq0=$(time_squeeze)
+	ip netns exec "$NS_B" taskset -c 0 \
+		ping -q -f -l 1000 -w 5 "$ADDR_A" > /dev/null 2>&1 &
+	flood=$!
+	# knapid/1 runs rounds that leave work (one packet each)
+	slowwait 5 squeezed_since "$sq0" 200
+	spin_on 1 10
+	wait "$flood"
+	HELD=$(received "$(ip netns exec "$NS_B" taskset -c 0 \
+		ping -c 1 -W 1 "$ADDR_A")")
+	LO=$(received "$(ip netns exec "$NS_B" chrt -f 20 taskset -c 1 \
+		ping -c 1 -W 2 127.0.0.1)")
+	spin_stop "$own"
+	chrt -o -p 0 "$K1"
+	echo "$WEIGHT_ORIG" > "$WEIGHT"
+	echo "$BUDGET_ORIG" > "$BUDGET"
+	echo "$USECS_ORIG" > "$BUDGET_USECS"
+}
+
+# A round that knapid_yields() cuts short hands what it leaves to the
+# thread; the raises that come while that round is due there must still
+# reach the rule of napi_kick_rx(). A ping flood from cpu0, which RPS
+# steers to cpu1, keeps knapid/1 (SCHED_FIFO 1) busy with rounds of one
+# packet (netdev_budget 1, dev_weight 1), each of which leaves work; a
+# SCHED_FIFO 10 spinner that wakes on cpu1 ends the round and starves
+# knapid/1 with that work due, held (netdev_budget_usecs lifted, so
+# knapid_overdue() does not hand it back): a netdevsim ping through the
+# same backlog gets no reply (the control). A SCHED_FIFO 20 ping over
+# NS_B's lo, which RPS sends to cpu0, queues the RPS IPI on cpu1
+# (napi_schedule_rps()): the task's own round must send it, in each of
+# five tries (with 1,000 requests in flight the backlog stays full, but
+# the spinner's wake-up can still find knapid/1 between rounds with none
+# left: sabotage 20 lost the lo ping in the second of two tries with 64
+# in flight, 2026-12-02).
+case_rt_after_yield()
+{
+	local name="knapid mode: a SCHED_FIFO task's own round is not held back by a yielded round due in a thread it starves"
+	local try ok=1
+
+	K1=$(pgrep -x knapid/1)
+	if [ -z "$K1" ]; then
+		ktap_print_msg "needs knapid/1"
+		ktap_test_skip "$name"
+		return
+	fi
+	echo 1 > "$SYSCTL"
+	ip -n "$NS_B" link set lo up
+	rps_to 2
+	rps_lo 1
+	for try in 1 2 3 4 5; do
+		yield_try
+		echo "# try $try: ping flood to cpu1 cut short by SCHED_FIFO 10" \
+		     "there: netdevsim ping ${HELD:-?}/1 replies (the control)," \
+		     "SCHED_FIFO 20 lo ping ${LO:-?}/1"
+		if [ "${HELD:-1}" -ne 0 ] || [ "${LO:-0}" -ne 1 ]; then
+			ok=1
+			break
+		fi
+		ok=0
+	done
+	rps_lo 0
+	rps_to 0
+	ktap_test_result "$name" test "$ok" -eq 0
+}
+
+# stream_under_spinner PORT: a TCP stream of 3 s from NS_B to NS_A, both
+# ends on cpu0, RPS steering what A receives to cpu1, where a SCHED_FIFO
+# 10 task spins; prints tcp_stall.py's "BYTES SECS MAXGAP_MS", or
+# "0 0 -1" when the stream failed
+stream_under_spinner()
+{
+	local port=$1 out srv rc=0 own=${#SPIN_PIDS[@]}
+	local tool
+	tool=$(dirname "$0")/tcp_stall.py
+
+	out=$(mktemp)
+	ip netns exec "$NS_A" taskset -c 0 timeout 60 \
+		python3 "$tool" recv "$port" 3 > "$out" &
+	srv=$!
+	tcp_listen_wait "$NS_A" "$port" 60 || rc=1
+	spin_on 1 10
+	ip netns exec "$NS_B" taskset -c 0 timeout 60 \
+		python3 "$tool" send "$ADDR_A" "$port" 3 || rc=1
+	wait "$srv" || rc=1
+	spin_stop "$own"
+	if [ $rc -eq 0 ] && [ -s "$out" ]; then
+		cat "$out"
+	else
+		echo 0 0 -1
+	fi
+	rm -f "$out"
+}
+
+# A real-time task spinning on the CPU a queue's traffic goes to starves
+# knapid there; the thread must not hold that traffic longer than a round
+# may last. Streams with knapid off (softirq), on, and on with the bound
+# lifted (the control, netdev_budget_usecs 10 s), with RT throttling on
+# (the default: 7.3's fair server and the RT bandwidth limit still run
+# normal tasks, knapid/1 among them, for 5% of cpu1) and off
+# (sched_rt_runtime_us -1, knapid/1 at SCHED_FIFO 1 below the spinner:
+# the thread never runs while the task spins). Passes when knapid's
+# stream carried data with its longest stall within STALL_MS, and the
+# control stalled for HOLD_MIN_MS or more (a bound that does nothing
+# stalls like it), in both settings. Bytes are printed, not judged: one
+# 3 s stream under TCG gave knapid 0.27x and 2.9x the softirq's in the two
+# settings of one boot (2026-12-02); STARVED_ROUNDS repeats the streams
+# for a measurement.
+case_starved()
+{
+	local name="knapid mode: a starved knapid thread holds a queue's traffic no longer than a round may last"
+	local setting port=20200 off on held ok=0 k1 round
+
+	k1=$(pgrep -x knapid/1)
+	if [ -z "$k1" ]; then
+		ktap_print_msg "needs knapid/1"
+		ktap_test_skip "$name"
+		return
+	fi
+	# this shell and what it starts stay off the spinner's CPU
+	taskset -p -c 0 $$ > /dev/null
+	rps_to 2
+	for round in $(seq "${STARVED_ROUNDS:-1}"); do
+	for setting in throttled unthrottled; do
+		if [ $setting = unthrottled ]; then
+			echo -1 > "$RT_RUNTIME"
+			chrt -f -p 1 "$k1"
+		fi
+		echo 0 > "$SYSCTL"
+		read -r -a off <<<"$(stream_under_spinner $port)"
+		echo 1 > "$SYSCTL"
+		read -r -a on <<<"$(stream_under_spinner $((port + 1)))"
+		echo "$HOLD_USECS" > "$BUDGET_USECS"
+		read -r -a held <<<"$(stream_under_spinner $((port + 2)))"
+		echo "$USECS_ORIG" > "$BUDGET_USECS"
+		port=$((port + 3))
+		chrt -o -p 0 "$k1"
+		echo "$RT_RUNTIME_ORIG" > "$RT_RUNTIME"
+		echo "# round $round, $setting: 3 s TCP stream to cpu1 beside" \
+		     "SCHED_FIFO 10 there, bytes / seconds / longest stall ms:" \
+		     "softirq ${off[*]}; knapid ${on[*]}; knapid, bound lifted" \
+		     "(the control) ${held[*]}"
+		if ! awk -v on="${on[0]}" -v gap="${on[2]}" -v hgap="${held[2]}" \
+			 -v stall="$STALL_MS" -v hold="$HOLD_MIN_MS" \
+			 'BEGIN { exit !(on > 0 && gap >= 0 && gap <= stall &&
+					 (hgap < 0 || hgap >= hold)) }'; then
+			ok=1
+		fi
+	done
+	done
+	rps_to 0
+	taskset -p -c 0-"$(($(nproc --all) - 1))" $$ > /dev/null
 	ktap_test_result "$name" test "$ok" -eq 0
 }
 
@@ -402,17 +608,19 @@ case_rt_yield()
 		-a "${off[3]}" -ge 5
 }
 
-# polls_by_comm PATTERN: napi_poll events in the trace buffer whose task
-# matches PATTERN (awk regex on the task-pid column)
+# polls_by_comm PATTERN [CPU]: napi_poll events in the trace buffer whose
+# task matches PATTERN (awk regex on the task-pid column), on CPU if given
 polls_by_comm()
 {
-	awk -v re="$1" '$1 ~ re && /napi_poll:/ { n++ } END { print n + 0 }' \
-		"$TRACEFS/trace"
+	awk -v re="$1" -v cpu="${2:+$(printf '[%03d]' "$2")}" \
+		'$1 ~ re && (cpu == "" || $2 == cpu) && /napi_poll:/ { n++ }
+		 END { print n + 0 }' "$TRACEFS/trace"
 }
 
 # trace_pings MODE: REQUESTS pings from cpu0 over the netdevsim pair, RPS
 # steering the requests to an idle cpu1, with knapid_enabled MODE,
-# napi_poll traced; prints "KSOFTIRQD KNAPID" poll counts
+# napi_poll traced; prints "KSOFTIRQD KNAPID IDLE KNAPID1" poll counts
+# (IDLE: by the idle task on cpu1; KNAPID1: by knapid/1)
 trace_pings()
 {
 	echo "$1" > "$SYSCTL"
@@ -426,8 +634,46 @@ trace_pings()
 	rps_to 0
 	echo 0 > "$TRACEFS/tracing_on"
 	echo 0 > "$TRACEFS/events/napi/napi_poll/enable"
-	echo "$(polls_by_comm '^ksoftirqd/') $(polls_by_comm '^knapid/')"
+	echo "$(polls_by_comm '^ksoftirqd/') $(polls_by_comm '^knapid/')" \
+	     "$(polls_by_comm '^<idle>-' 1) $(polls_by_comm '^knapid/1-' 1)"
 	echo > "$TRACEFS/trace"
+}
+
+# Where the round of an RPS IPI that finds cpu1 idle runs in knapid mode.
+# An idle loop that halts (HLT, as TCG guests idle by default) takes the
+# IPI as an interrupt: the round runs on its way out, in the idle task, as
+# in softirq mode (the control, which shows that the count counts; some
+# rounds still reach knapid/1: a device interrupt nested in the idle
+# task's other softirqs, or a round that a wake-up there cut short). An idle
+# loop that polls (idle=poll, as x86 MWAIT and haltpoll do) takes the call
+# without an interrupt, from the idle loop with TIF_NEED_RESCHED set,
+# where softirq mode's raise wakes ksoftirqd: knapid/1 takes the round
+# (the control: softirq mode still runs it in the idle task).
+case_idle_rounds()
+{
+	local halted="knapid mode: an RPS IPI that finds cpu1 halted in idle runs its round there"
+	local polling="knapid mode: an RPS IPI that finds cpu1 polling in idle hands its round to knapid/1"
+	local on off
+
+	if ! napi_poll_traced; then
+		ktap_test_skip "$halted"
+		return
+	fi
+	read -r -a off <<<"$(trace_pings 0)"
+	read -r -a on <<<"$(trace_pings 1)"
+	if grep -qw idle=poll /proc/cmdline; then
+		echo "# napi_poll events for $REQUESTS pings to a polling idle" \
+		     "cpu1, ksoftirqd/knapid (all CPUs)/idle task on cpu1/" \
+		     "knapid/1: softirq mode ${off[*]}, knapid mode ${on[*]}"
+		ktap_test_result "$polling" test "${on[3]}" -ge "$REQUESTS" \
+			-a "${on[0]}" -eq 0 -a "${off[2]}" -ge "$REQUESTS"
+		return
+	fi
+	echo "# napi_poll events for $REQUESTS pings to a halted idle cpu1," \
+	     "ksoftirqd/knapid (all CPUs)/idle task on cpu1/knapid/1:" \
+	     "softirq mode ${off[*]}, knapid mode ${on[*]}"
+	ktap_test_result "$halted" test "${on[2]}" -ge "$REQUESTS" \
+		-a "${off[2]}" -ge "$REQUESTS"
 }
 
 case_threadirqs()
@@ -532,7 +778,9 @@ unacked_is()
 # RFS steers a TCP flow sent from cpu0 to its reader's CPU, cpu1 (RFS,
 # unlike an RPS map, may name an isolated CPU); a SCHED_FIFO 10 spinner
 # there starves knapid/1 (SCHED_FIFO 1), so the RPS IPI hands the packets
-# to a thread that cannot run: the receiver never acknowledges them. A
+# to a thread that cannot run, and with netdev_budget_usecs lifted the
+# bound of knapid_overdue() does not hand them back: the receiver never
+# acknowledges them. A
 # switch to softirq mode must kick cpu1, whose softirq then takes them in.
 # The reader is not what is measured (RT throttling leaves it 5% of cpu1):
 # the sender's unacknowledged bytes are. Sets HELD and LEFT, the sender's
@@ -562,6 +810,7 @@ held_work_switch()
 	head -c 1 /dev/zero >&"$fd"
 	slowwait 10 unacked_is "$NS_B" $port 0 || rc=1
 	sleep 0.5
+	echo "$HOLD_USECS" > "$BUDGET_USECS"
 	chrt -f -p 1 "$k1"
 	spin_on 1 10
 	head -c 1000 /dev/zero >&"$fd"
@@ -571,6 +820,7 @@ held_work_switch()
 	slowwait 10 unacked_is "$NS_B" $port 0
 	LEFT=$(unacked "$NS_B" $port)
 	spin_stop "$own"
+	echo "$USECS_ORIG" > "$BUDGET_USECS"
 	chrt -o -p 0 "$k1"
 	exec {fd}>&-
 	kill "${pids[@]}" 2>/dev/null
@@ -627,7 +877,8 @@ ktap_print_header
 plan=1
 for c in "${cases[@]}"; do
 	case $c in
-	own_rounds | rt_own_rounds | threadirqs)
+	own_rounds | rt_own_rounds | rt_after_yield | starved | idle_rounds | \
+	threadirqs)
 		plan=$((plan + 1)) ;;
 	rt_yield | isolated) plan=$((plan + 2)) ;;
 	*) ktap_exit_fail_msg "unknown case $c" ;;
@@ -643,6 +894,9 @@ for c in "${cases[@]}"; do
 	case $c in
 	own_rounds) case_own_rounds ;;
 	rt_own_rounds) case_rt_own_rounds ;;
+	rt_after_yield) case_rt_after_yield ;;
+	starved) case_starved ;;
+	idle_rounds) case_idle_rounds ;;
 	rt_yield) case_rt_yield ;;
 	threadirqs) case_threadirqs ;;
 	isolated) case_isolated ;;
