@@ -50,6 +50,14 @@ bad=0
 	echo "|---|---|---|"
 } > "$table"
 
+# the netdev trees of the base's series, when there are two or more
+trees() {
+	local t
+	t=$(for d in $(series_dirs); do series_tree "$d"; done | sort -u)
+	[ "$(echo "$t" | grep -c .)" -ge 2 ] && echo "$t"
+	return 0
+}
+
 # am_series DIR: git am every series in DIR, one command per series as the
 # recipe has it; prints the result
 am_series() {
@@ -73,6 +81,28 @@ am_series() {
 	else
 		echo "only $n of $npatches commits after git am"
 	fi
+}
+
+# am_tree DIR TREE: NIPA's apply step for a posting to netdev tree TREE
+# (net, net-next): the series for that tree alone, in order, each patch
+# with plain `git am -s` (no three-way fallback), on the base without the
+# series of the other tree; prints the result
+am_tree() {
+	local dir=$1 tree=$2 d p n=0 why ps
+	for d in $(series_dirs); do
+		[ "$(series_tree "$d")" = "$tree" ] || continue
+		mapfile -t ps < <(grep -v -e '^\s*#' -e '^\s*$' "$PATCHES/$d/series")
+		for p in "${ps[@]}"; do
+			if ! git -C "$dir" am -s "$PATCHES/$d/$p" >> "$dir.am.log" 2>&1; then
+				why=$(grep -m1 -e '^error:' -e 'patch failed' "$dir.am.log" | sed 's/^error: //' || true)
+				git -C "$dir" am --abort > /dev/null 2>&1 || true
+				echo "$d/$p does not apply${why:+ ($why)}; $n applied before it"
+				return
+			fi
+			n=$((n + 1))
+		done
+	done
+	echo "all $n patches apply"
 }
 
 # record VERSION TREE RESULT: a row of the table; a failure counts from
@@ -99,6 +129,14 @@ for v in "${versions[@]}"; do
 	git clone -q --shared --no-checkout "$repo" "$dir"
 	git -C "$dir" checkout -q -b work tarball
 	record "$v" "tarball, every file committed" "$(am_series "$dir")"
+	# a base with series for two netdev trees: each tree's series alone,
+	# as NIPA applies a posting to that tree
+	for t in $(trees); do
+		rm -rf "$dir" "$dir.am.log"
+		git clone -q --shared --no-checkout "$repo" "$dir"
+		git -C "$dir" checkout -q -b work tarball
+		record "$v" "tarball, the $t series alone (git am, no 3-way)" "$(am_tree "$dir" "$t")"
+	done
 	rm -rf "$dir"
 done
 

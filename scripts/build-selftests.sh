@@ -68,10 +68,10 @@ case $KBASE in
 *)
 	# tests/guest/napi-irq.sh sources virtio_net_common.sh
 	need="$need drivers/net/virtio_net/virtio_net_common.sh
-	      drivers/net/knapid.py drivers/net/irq_suspend.py
+	      drivers/net/knapid.py drivers/net/suspend_irqs.py
 	      drivers/net/napi_threaded.py
 	      net/lib/ynl/pyynl/cli.py net/lib/specs/netdev.yaml"
-	listed="$listed drivers/net:knapid.py drivers/net:irq_suspend.py
+	listed="$listed drivers/net:knapid.py drivers/net:suspend_irqs.py
 		drivers/net:napi_threaded.py"
 	;;
 esac
