@@ -5,10 +5,13 @@ usage: cc-series.py write|check TREE AUTHORS DIR...
 
 For each patch of each series DIR (its `series` file), the recipients are
 what TREE's scripts/get_maintainer.pl names for it (run in TREE without git:
-the bases are tarballs without history) and the authors of the upstream
-commits its Fixes: tags blame, from AUTHORS ("SHA1 Name <address>" lines,
-patches/upstream-authors). Maintainers go in To:, everyone else (reviewers,
-lists, blamed authors) in Cc:. A series for a netdev tree ([PATCH net] or
+the bases are tarballs without history) and the people get_maintainer.pl's
+--fixes adds for each commit its Fixes: tags name: the commit's authors and
+everyone who signed it off, acked or reviewed it. Those come from TREE's
+git history when it holds the commit, else from AUTHORS
+('SHA1 "SUBJECT" Name <address>, ...' lines, patches/upstream-authors),
+whose SUBJECT must be the one the Fixes: tag quotes. Maintainers go in To:,
+everyone else (reviewers, lists, the Fixes: targets' people) in Cc:. A series for a netdev tree ([PATCH net] or
 [PATCH net-next]) goes to netdev in full, each patch too. A cover letter
 (0000-cover-letter.patch) goes to everyone any patch of its series goes to.
 
@@ -20,7 +23,9 @@ import re
 import subprocess
 import sys
 
-FIXES = re.compile(r'^Fixes: ([0-9a-f]{12,40}) ', re.M)
+FIXES = re.compile(r'^Fixes: ([0-9a-f]{12,40}) \("(.*)"\)$', re.M)
+# the trailers get_maintainer.pl's --fixes reads (its @signature_tags)
+SIGNERS = re.compile(r'^(?:Signed-off-by|Reviewed-by|Acked-by):\s*(.+@.+)$', re.M)
 ADDR = re.compile(r'<([^>]+)>|([^\s<>,"]+@[^\s<>,"]+)')
 NETDEV = 'netdev@vger.kernel.org'
 NETDEV_TREE = re.compile(r'^Subject: \[PATCH net(-next)?[ \]]', re.M)
@@ -53,16 +58,32 @@ def get_maintainer(tree, patch):
     return to, cc
 
 
-def blamed(text, authors):
-    """The authors of the commits TEXT's Fixes: tags name."""
+def from_history(tree, sha):
+    """(subject, people) of commit SHA in TREE's git history, or None."""
+    res = subprocess.run(['git', '-C', tree, 'log', '-1', '--format=%s%n%an <%ae>%n%b',
+                          f'{sha}^{{commit}}', '--'],
+                         capture_output=True, text=True, check=False)
+    if res.returncode != 0 or not res.stdout:
+        return None
+    subject, author, body = (res.stdout.split('\n', 2) + ['', ''])[:3]
+    return subject, [author] + [m.strip() for m in SIGNERS.findall(body)]
+
+
+def blamed(tree, text, authors):
+    """The people of the commits TEXT's Fixes: tags name."""
     out = []
-    for sha in FIXES.findall(text):
-        for known, who in authors:
-            if known.startswith(sha) or sha.startswith(known):
-                out.extend(who)
-                break
-        else:
-            sys.exit(f'Fixes: {sha} has no line in the authors file')
+    for sha, subject in FIXES.findall(text):
+        found = from_history(tree, sha)
+        if found is None:
+            for known, known_subject, who in authors:
+                if known.startswith(sha) or sha.startswith(known):
+                    found = known_subject, who
+                    break
+            else:
+                sys.exit(f'Fixes: {sha} has no line in the authors file')
+        if found[0] != subject:
+            sys.exit(f'Fixes: {sha} ("{subject}"): that commit is "{found[0]}"')
+        out.extend(found[1])
     return out
 
 
@@ -126,8 +147,11 @@ def read_authors(path):
             line = line.strip()
             if not line or line.startswith('#'):
                 continue
-            sha, _, who = line.partition(' ')
-            authors.append((sha, [w.strip() for w in PERSON.findall(who)]))
+            m = re.match(r'([0-9a-f]{12,40}) "([^"]*)" (.*)$', line)
+            if not m:
+                sys.exit(f'{path}: not a \'SHA1 "SUBJECT" people\' line: {line}')
+            authors.append((m.group(1), m.group(2),
+                            [w.strip() for w in PERSON.findall(m.group(3))]))
     return authors
 
 
@@ -144,7 +168,7 @@ def wanted(tree, authors, d):
             text = f.read()
         to, cc = get_maintainer(tree, p)
         lists = [NETDEV] if NETDEV_TREE.search(split_head(text)[0]) else []
-        cc = merge(cc, lists, blamed(text, authors))
+        cc = merge(cc, lists, blamed(tree, text, authors))
         want[p] = (to, [e for e in cc if address(e) not in {address(t) for t in to}])
         all_to, all_cc = merge(all_to, to), merge(all_cc, cc)
     cover = os.path.join(d, COVER)

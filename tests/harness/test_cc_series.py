@@ -1,5 +1,6 @@
 """cc-series.py: To:/Cc: from get_maintainer.pl (a stub here) and the
-authors a Fixes: tag blames; `check` fails on a file that lacks one."""
+people of the commit a Fixes: tag names (its authors and signers, from
+git history or the pinned list); `check` fails on a file that lacks one."""
 import pathlib
 import subprocess
 import sys
@@ -40,8 +41,9 @@ def series(tmp_path):
     (tree / 'scripts').mkdir(parents=True)
     (tree / 'scripts/get_maintainer.pl').write_text(STUB)
     authors = tmp_path / 'authors'
-    authors.write_text('# comment\n0123456789abcdef0123 Eve Blamed <eve@example.org>, '
-                       'Co Dev <co@example.org>\n')
+    authors.write_text('# comment\n0123456789abcdef0123 "net: the blamed commit" '
+                       'Eve Blamed <eve@example.org>, Co Dev <co@example.org>, '
+                       'Ack Er <acker@example.org>\n')
     d = tmp_path / 'net'
     d.mkdir()
     (d / '0000-cover-letter.patch').write_text(COVER)
@@ -99,3 +101,41 @@ def test_unknown_fixes_commit_is_an_error(series):
     p.write_text(p.read_text().replace('0123456789ab', 'fedcba987654'))
     rc, out = run('write', *series)
     assert rc != 0 and 'fedcba987654 has no line in the authors file' in out
+
+
+def test_missing_acker_of_fixes_target_fails(series):
+    """get_maintainer.pl --fixes adds the target's Acked-by: so must we."""
+    run('write', *series)
+    p = series[2] / '0001-fix.patch'
+    p.write_text(p.read_text().replace('Ack Er <acker@example.org>', 'x@example.org'))
+    rc, out = run('check', *series)
+    assert rc == 1 and 'Ack Er <acker@example.org>' in out, out
+
+
+def test_fixes_subject_must_match(series):
+    p = series[2] / '0001-fix.patch'
+    p.write_text(p.read_text().replace('net: the blamed commit', 'net: another commit'))
+    rc, out = run('write', *series)
+    assert rc != 0 and 'that commit is "net: the blamed commit"' in out, out
+
+
+def test_fixes_target_from_history(series):
+    """A tree with history: the target's trailers come from git."""
+    tree, authors, d = series
+    env = {'GIT_AUTHOR_NAME': 'Hist Author', 'GIT_AUTHOR_EMAIL': 'hist@example.org',
+           'GIT_COMMITTER_NAME': 'C', 'GIT_COMMITTER_EMAIL': 'c@example.org',
+           'HOME': str(tree), 'PATH': '/usr/bin:/bin'}
+    subprocess.run(['git', 'init', '-q', str(tree)], check=True, env=env)
+    subprocess.run(['git', '-C', str(tree), 'commit', '-q', '--allow-empty', '-m',
+                    'net: from history\n\nText.\n\nSigned-off-by: Hist Author '
+                    '<hist@example.org>\nReviewed-by: Re Viewer <rv@example.org>\n'
+                    'Tested-by: Not Added <tester@example.org>'], check=True, env=env)
+    sha = subprocess.run(['git', '-C', str(tree), 'rev-parse', 'HEAD'], check=True,
+                         capture_output=True, text=True, env=env).stdout.strip()
+    p = d / '0001-fix.patch'
+    p.write_text(p.read_text().replace('0123456789ab ("net: the blamed commit")',
+                                       f'{sha[:12]} ("net: from history")'))
+    assert run('write', *series)[0] == 0
+    head = p.read_text().partition('\n\n')[0]
+    assert 'rv@example.org' in head and 'hist@example.org' in head, head
+    assert 'tester@example.org' not in head and 'eve@example.org' not in head, head
