@@ -57,7 +57,12 @@ RT_RUNTIME=/proc/sys/kernel/sched_rt_runtime_us
 USECS_ORIG=$(cat "$BUDGET_USECS")
 BUDGET_ORIG=$(cat "$BUDGET")
 WEIGHT_ORIG=$(cat "$WEIGHT")
-RT_RUNTIME_ORIG=$(cat "$RT_RUNTIME")
+# read by the one case that changes it (case_starved): on 7.3 without
+# CONFIG_CPUSETS, any access to this sysctl with isolcpus= rebuilds the
+# sched domains without the lock housekeeping_cpumask() checks for, and
+# lockdep reports suspicious RCU usage (kernel/sched/isolation.c:62, seen
+# in the isolcpus=1 boot), a bug of the base, not of knapid
+RT_RUNTIME_ORIG=
 # netdev_budget_usecs that lifts the bound on what a starved knapid thread
 # holds (knapid_overdue()) beyond any case's length, for the cases that
 # need the thread to hold work: 10 s
@@ -81,7 +86,7 @@ cleanup()
 	echo "$USECS_ORIG" > "$BUDGET_USECS"
 	echo "$BUDGET_ORIG" > "$BUDGET"
 	echo "$WEIGHT_ORIG" > "$WEIGHT"
-	echo "$RT_RUNTIME_ORIG" > "$RT_RUNTIME"
+	[ -n "$RT_RUNTIME_ORIG" ] && echo "$RT_RUNTIME_ORIG" > "$RT_RUNTIME"
 	ip netns del "$VETH_A" 2>/dev/null
 	ip netns del "$VETH_B" 2>/dev/null
 	pair_destroy
@@ -439,6 +444,7 @@ case_starved()
 		ktap_test_skip "$name"
 		return
 	fi
+	RT_RUNTIME_ORIG=$(cat "$RT_RUNTIME")
 	# this shell and what it starts stay off the spinner's CPU
 	taskset -p -c 0 $$ > /dev/null
 	rps_to 2
