@@ -68,11 +68,15 @@ case $KBASE in
 *)
 	# tests/guest/napi-irq.sh sources virtio_net_common.sh
 	need="$need drivers/net/virtio_net/virtio_net_common.sh
-	      drivers/net/knapid.py drivers/net/suspend_irqs.py
-	      drivers/net/napi_threaded.py
+	      drivers/net/knapid.py drivers/net/napi_threaded.py
 	      net/lib/ynl/pyynl/cli.py net/lib/specs/netdev.yaml"
-	listed="$listed drivers/net:knapid.py drivers/net:suspend_irqs.py
-		drivers/net:napi_threaded.py"
+	listed="$listed drivers/net:knapid.py drivers/net:napi_threaded.py"
+	# the net series' test, where the series file applies that series
+	# (knapid also applies and is tested on net-next without it)
+	if series_dirs | grep -qx irq-suspend-fixes; then
+		need="$need drivers/net/suspend_irqs.py"
+		listed="$listed drivers/net:suspend_irqs.py"
+	fi
 	;;
 esac
 for f in $need; do
