@@ -23,7 +23,8 @@ import re
 import subprocess
 import sys
 
-FIXES = re.compile(r'^Fixes: ([0-9a-f]{12,40}) \("(.*)"\)$', re.M)
+# every Fixes: line; a subject not quoted as ("...") is an error below
+FIXES = re.compile(r'^Fixes: ([0-9a-f]{12,40})(?: \("(.*)"\))?', re.M)
 # the trailers get_maintainer.pl's --fixes reads (its @signature_tags)
 SIGNERS = re.compile(r'^(?:Signed-off-by|Reviewed-by|Acked-by):\s*(.+@.+)$', re.M)
 ADDR = re.compile(r'<([^>]+)>|([^\s<>,"]+@[^\s<>,"]+)')
@@ -73,6 +74,8 @@ def blamed(tree, text, authors):
     """The people of the commits TEXT's Fixes: tags name."""
     out = []
     for sha, subject in FIXES.findall(text):
+        if not subject:
+            sys.exit(f'Fixes: {sha} does not quote its subject as ("...")')
         found = from_history(tree, sha)
         if found is None:
             for known, known_subject, who in authors:

@@ -88,12 +88,16 @@ def test_patch_without_cc_fails(series):
     assert '0001-fix.patch: not sent to Ann Maint <ann@example.org>' in out
 
 
-def test_missing_blamed_author_fails(series):
+@pytest.mark.parametrize('who', ['Co Dev <co@example.org>', 'Ack Er <acker@example.org>'],
+                         ids=['co-author', 'acker'])
+def test_missing_person_of_fixes_target_fails(series, who):
+    """The target's authors and, as get_maintainer.pl --fixes adds them,
+    its ackers must be Cc'd."""
     run('write', *series)
     p = series[2] / '0001-fix.patch'
-    p.write_text(p.read_text().replace('    Co Dev <co@example.org>', '    x@example.org'))
+    p.write_text(p.read_text().replace(who, 'x@example.org'))
     rc, out = run('check', *series)
-    assert rc == 1 and 'Co Dev <co@example.org>' in out, out
+    assert rc == 1 and who in out, out
 
 
 def test_unknown_fixes_commit_is_an_error(series):
@@ -103,13 +107,11 @@ def test_unknown_fixes_commit_is_an_error(series):
     assert rc != 0 and 'fedcba987654 has no line in the authors file' in out
 
 
-def test_missing_acker_of_fixes_target_fails(series):
-    """get_maintainer.pl --fixes adds the target's Acked-by: so must we."""
-    run('write', *series)
+def test_fixes_without_quoted_subject_is_an_error(series):
     p = series[2] / '0001-fix.patch'
-    p.write_text(p.read_text().replace('Ack Er <acker@example.org>', 'x@example.org'))
-    rc, out = run('check', *series)
-    assert rc == 1 and 'Ack Er <acker@example.org>' in out, out
+    p.write_text(p.read_text().replace('("net: the blamed commit")', 'net: the blamed commit'))
+    rc, out = run('write', *series)
+    assert rc != 0 and 'does not quote its subject' in out, out
 
 
 def test_fixes_subject_must_match(series):
