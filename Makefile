@@ -3,7 +3,7 @@
 SHELL := /bin/bash
 S := scripts
 
-FLAVOURS := release debug nothreaded stress
+FLAVOURS := release debug nothreaded stress rt
 
 .PHONY: help deps base apply build harness-test lint check check-base check-deps check-run check-full demo bench export \
 	series-status clean build-each fresh-check suspend-probe sabotage selftests \

@@ -76,6 +76,45 @@ new_warnings() {
 		<(grep . <<<"$2" | awk '{ print $0 " #" ++n[$0] }' | sort) | sed 's/ #[0-9]*$//'
 }
 
+# The output of a lint build that depends only on what it reads
+# (w1-builds.sh, tools-builds.sh): kept under $LINT_RESULTS, keyed by a
+# hash of its inputs (the tree by its git tree id, the .configs, the
+# compiler, the scripts that build and parse it), and replayed when the
+# same inputs come again, as ccache replays an object and its warnings.
+# Only a build that succeeded is kept: a failed one is built again and
+# shown. LINT_RESULTS=off keeps and replays nothing.
+LINT_RESULTS=${LINT_RESULTS:-$CACHE/lint-results}
+
+# result_key PART...: the key of a build whose inputs are the PARTs (a
+# string, or "@PATH" for a file's content), the compiler and the script
+result_key() {
+	local p
+
+	{
+		gcc --version | head -n 1
+		sha256sum "$0" "$TOP/scripts/common.sh" | cut -d ' ' -f 1
+		for p in "$@"; do
+			case $p in
+			@*) sha256sum < "${p#@}" ;;
+			*) printf '%s\n' "$p" ;;
+			esac
+		done
+	} | sha256sum | cut -c 1-40
+}
+
+# result_get KEY: print the output kept for KEY; fail when there is none
+result_get() {
+	[ "$LINT_RESULTS" != off ] && [ -f "$LINT_RESULTS/$1" ] && cat "$LINT_RESULTS/$1"
+}
+
+# result_put KEY OUTPUT: keep OUTPUT for KEY (written whole, then renamed)
+result_put() {
+	[ "$LINT_RESULTS" != off ] || return 0
+	mkdir -p "$LINT_RESULTS"
+	printf '%s\n' "$2" > "$LINT_RESULTS/$1.$$"
+	mv "$LINT_RESULTS/$1.$$" "$LINT_RESULTS/$1"
+}
+
 # kbuild_env BASEDIR: constant build metadata, so that a rebuild makes the
 # same objects, and ccache settings that serve them to any tree under
 # BASEDIR (clones, worktrees, the sabotage and build-each trees)

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# usage: configure-kernel.sh FLAVOUR   (release | debug | nothreaded | stress)
+# usage: configure-kernel.sh FLAVOUR   (release | debug | nothreaded | stress | rt)
 # Write $WORK/build-FLAVOUR/.config = allnoconfig + the flavour's fragments,
 # then check that every requested option made it.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-flavour=${1:?usage: configure-kernel.sh release|debug|nothreaded|stress}
+flavour=${1:?usage: configure-kernel.sh release|debug|nothreaded|stress|rt}
 B=$WORK/build-$flavour
 frags=("$TOP/configs/base.config" "$TOP/configs/base-$KBASE.config")
+late=()
 for f in "$TOP"/configs/feature-*.config; do
 	[ -e "$f" ] && frags+=("$f")
 done
@@ -19,20 +20,34 @@ debug) frags+=("$TOP/configs/debug.config") ;;
 nothreaded) frags+=("$TOP/configs/debug.config" "$TOP/configs/nothreaded.config") ;;
 # make stress: the debug options and KASAN
 stress) frags+=("$TOP/configs/debug.config" "$TOP/configs/stress.config") ;;
+# 7.3's PREEMPT_RT boot of make check: the debug options, then PREEMPT_RT on
+# top (olddefconfig: allnoconfig with EXPERT set would turn off every option
+# EXPERT makes visible, PRINTK and SHMEM among them)
+rt)
+	frags+=("$TOP/configs/debug.config")
+	late=("$TOP/configs/rt.config")
+	;;
 *) die "unknown flavour $flavour" ;;
 esac
 
 mkdir -p "$B"
-cat "${frags[@]}" > "$B/fragments.new"
+cat "${frags[@]}" "${late[@]}" > "$B/fragments.new"
 if [ -f "$B/.config" ] && cmp -s "$B/fragments.new" "$B/fragments.config"; then
 	log "config $flavour: unchanged"
 	rm "$B/fragments.new"
 else
 	mv "$B/fragments.new" "$B/fragments.config"
 	log "config $flavour: allnoconfig + ${frags[*]##*/}"
-	make -s -C "$LINUX" O="$B" ARCH=x86_64 KCONFIG_ALLCONFIG="$B/fragments.config" allnoconfig >"$B/config.log" 2>&1 ||
+	cat "${frags[@]}" > "$B/allnoconfig.config"
+	make -s -C "$LINUX" O="$B" ARCH=x86_64 KCONFIG_ALLCONFIG="$B/allnoconfig.config" allnoconfig >"$B/config.log" 2>&1 ||
 		{ cat "$B/config.log"; die "kconfig failed"; }
+	if [ ${#late[@]} -gt 0 ]; then
+		log "config $flavour: + ${late[*]##*/} (olddefconfig)"
+		cat "${late[@]}" >> "$B/.config"
+		make -s -C "$LINUX" O="$B" ARCH=x86_64 olddefconfig >>"$B/config.log" 2>&1 ||
+			{ cat "$B/config.log"; die "kconfig failed"; }
+	fi
 fi
-"$TOP/scripts/check-config.py" "$B/.config" "${frags[@]}" ||
+"$TOP/scripts/check-config.py" "$B/.config" "${frags[@]}" "${late[@]}" ||
 	{ rm -f "$B/fragments.config"; die "config $flavour: fragments not honoured"; }
-log "config $flavour: all $(cat "${frags[@]}" | grep -cE '^(CONFIG_|# CONFIG_)') requested options set"
+log "config $flavour: all $(cat "${frags[@]}" "${late[@]}" | grep -cE '^(CONFIG_|# CONFIG_)') requested options set"

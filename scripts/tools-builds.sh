@@ -63,6 +63,24 @@ ksft_build()
 		{ grep -v -x ' M .gitignore' || true; } | sed 's/^/status /' | sort
 }
 
+# ksft_kept LOG: ksft_build, or the output it gave before for the same
+# tree (the worktree's HEAD) and targets (result_key, common.sh)
+ksft_kept()
+{
+	local key out
+
+	key=$(result_key tools "$(git -C "$tree" rev-parse 'HEAD^{tree}')" "$KSFT_TARGETS")
+	if out=$(result_get "$key"); then
+		echo "the output of an earlier build of the same inputs ($LINT_RESULTS/$key)" > "$dir/logs/$1.log"
+		echo "$1" >> "$dir/logs/kept"
+		[ -z "$out" ] || printf '%s\n' "$out"
+		return 0
+	fi
+	out=$(ksft_build "$1") || { printf '%s\n' "$out"; return 1; }
+	result_put "$key" "$out"
+	[ -z "$out" ] || printf '%s\n' "$out"
+}
+
 # at C: the worktree at commit C, with upstream's top-level .gitignore:
 # Debian's adds a block that ignores every top-level entry (`/*`, then
 # `!/debian/`), under which git status would show no new file at all; the
@@ -84,7 +102,7 @@ for t in "${targets[@]}"; do
 		die "tools-builds: git ignores new files in tools/testing/selftests/$t ($(git -C "$tree" check-ignore -v "tools/testing/selftests/$t/tools_builds_probe")): the untracked-file check could not fail"
 done
 log "tools-builds: the selftests ($KSFT_TARGETS) at the base"
-if ! before=$(ksft_build base); then
+if ! before=$(ksft_kept base); then
 	sed 's/^/  /' <<<"$before"
 	die "tools-builds: the selftests do not build at the base"
 fi
@@ -109,7 +127,7 @@ for c in "${commits[@]}"; do
 	fi
 	log "tools-builds: patch $n/${#commits[@]}"
 	at "$c"
-	if ! after=$(ksft_build "$n"); then
+	if ! after=$(ksft_kept "$n"); then
 		echo "patch $n/${#commits[@]}: the selftests' build failed: $subject"
 		sed 's/^/  /' <<<"$after"
 		failed=$((failed + 1))
@@ -125,5 +143,5 @@ for c in "${commits[@]}"; do
 	fi
 	before=$after
 done
-log "tools-builds: ${#commits[@]} commits in $(($(date +%s) - start))s, $failed failed"
+log "tools-builds: ${#commits[@]} commits in $(($(date +%s) - start))s, $failed failed; $(grep -c . "$dir/logs/kept" 2>/dev/null || echo 0) of the builds replayed from $LINT_RESULTS"
 [ $failed = 0 ]

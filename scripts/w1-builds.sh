@@ -116,6 +116,31 @@ w1_warnings()
 	printf '%s\n' "${warnings[@]}" | grep . | sort || true
 }
 
+# w1_kept LOG FILE.c...: w1_warnings, or the output it gave before for the
+# same tree (the worktree's HEAD), files and flavours' .configs
+# (result_key, common.sh)
+w1_kept()
+{
+	local log=$1 key f parts=() out
+
+	parts=(w1 "$(git -C "$tree" rev-parse 'HEAD^{tree}')" "${@:2}")
+	for f in "${flavours[@]}"; do
+		parts+=("$f" "@$w1/build-$f/config.top")
+	done
+	key=$(result_key "${parts[@]}")
+	if out=$(result_get "$key"); then
+		for f in "${flavours[@]}"; do
+			echo "the output of an earlier build of the same inputs ($LINT_RESULTS/$key)" > "$w1/logs/$log-$f.log"
+		done
+		echo "$log" >> "$w1/logs/kept"
+		[ -z "$out" ] || printf '%s\n' "$out"
+		return 0
+	fi
+	out=$(w1_warnings "$@") || { printf '%s\n' "$out"; return 1; }
+	result_put "$key" "$out"
+	[ -z "$out" ] || printf '%s\n' "$out"
+}
+
 # w1_make FLAVOUR WHAT LOG TARGET...: kmake in FLAVOUR's build dir, appended
 # to logs/LOG-FLAVOUR.log; on failure says that FLAVOUR's WHAT failed
 w1_make()
@@ -157,7 +182,7 @@ for c in "${commits[@]}"; do
 		git -C "$tree" cat-file -e "HEAD:$f" 2>/dev/null && old+=("$f")
 	done
 	before=
-	if [ ${#old[@]} -gt 0 ] && ! before=$(w1_warnings "$n-before" "${old[@]}"); then
+	if [ ${#old[@]} -gt 0 ] && ! before=$(w1_kept "$n-before" "${old[@]}"); then
 		# a tree that did not build before it was counted at the commit
 		# that broke it: not this one's fault
 		echo "patch $n/${#commits[@]}: the W=1 build before it failed: $subject"
@@ -166,7 +191,7 @@ for c in "${commits[@]}"; do
 		continue
 	fi
 	git -C "$tree" checkout -q --detach "$c"
-	if ! after=$(w1_warnings "$n-after" "${files[@]}"); then
+	if ! after=$(w1_kept "$n-after" "${files[@]}"); then
 		echo "patch $n/${#commits[@]}: the W=1 build failed: $subject"
 		sed 's/^/  /' <<<"$after"
 		failed=$((failed + 1))
@@ -194,13 +219,13 @@ if [ "${W1_I386:-1}" = 1 ] && [ ${#touched[@]} -gt 0 ]; then
 		git -C "$tree" cat-file -e "HEAD:$f" 2>/dev/null && old+=("$f")
 	done
 	before=
-	if [ ${#old[@]} -gt 0 ] && ! before=$(w1_warnings i386-before "${old[@]}"); then
+	if [ ${#old[@]} -gt 0 ] && ! before=$(w1_kept i386-before "${old[@]}"); then
 		echo "i386: the W=1 build at the base failed"
 		sed 's/^/  /' <<<"$before"
 		failed=$((failed + 1))
 	else
 		git -C "$tree" checkout -q --detach "${commits[-1]}"
-		if ! after=$(w1_warnings i386-after "${files[@]}"); then
+		if ! after=$(w1_kept i386-after "${files[@]}"); then
 			echo "i386: the W=1 build at the top of the series failed"
 			sed 's/^/  /' <<<"$after"
 			failed=$((failed + 1))
@@ -213,5 +238,5 @@ if [ "${W1_I386:-1}" = 1 ] && [ ${#touched[@]} -gt 0 ]; then
 		fi
 	fi
 fi
-log "w1: ${#commits[@]} commits in $(( $(date +%s) - start ))s, $failed with new warnings or a failed build"
+log "w1: ${#commits[@]} commits in $(( $(date +%s) - start ))s, $failed with new warnings or a failed build; $(grep -c . "$w1/logs/kept" 2>/dev/null || echo 0) of the builds replayed from $LINT_RESULTS"
 [ $failed = 0 ]

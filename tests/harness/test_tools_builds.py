@@ -64,7 +64,7 @@ def work(tmp_path):
 
 
 def run(work):
-    env = dict(os.environ, WORK=str(work), BASE='7.3',
+    env = dict(os.environ, WORK=str(work), BASE='7.3', LINT_RESULTS=str(work / 'lint-results'),
                PATH=f'{work.parent / "bin"}:{os.environ["PATH"]}')
     r = subprocess.run([str(SCRIPT)], check=False, env=env, capture_output=True, text=True)
     return r.returncode, r.stdout + r.stderr
@@ -172,3 +172,23 @@ def test_a_target_whose_new_files_git_ignores_stops_the_check(work):
     assert 'git ignores new files in tools/testing/selftests/net' in out
     assert 'the untracked-file check could not fail' in out
     assert not (work / 'tools-builds' / 'make-calls').exists()
+
+
+def test_a_second_run_replays_each_build_and_judges_again(work):
+    """a build's output is kept by the tree it built: a second run builds
+    nothing and fails the same commit; a failed build is built again"""
+    tree = work / 'linux'
+    commit(tree, 'adds one', {'tools/testing/selftests/drivers/net/t.c': 'WARN new\n',
+                              'tools/testing/selftests/drivers/net/.gitignore': 't\n'})
+    commit(tree, 'breaks', {'tools/testing/selftests/net/busy_poller.c': 'BREAK\n'})
+    rc, first = run(work)
+    assert rc == 1, first
+    built = len(calls(work))
+    rc, out = run(work)
+    assert rc == 1, out
+    assert 'patch 1/2: new warnings or files in the selftests\' build: adds one' in out
+    assert '  t.c: warning: WARN new [-Wfake]' in out
+    assert 'patch 2/2: the selftests\' build failed: breaks' in out
+    assert '2 of the builds replayed' in out
+    # the base and patch 1 replayed, the failed patch 2 built again
+    assert len(calls(work)) == built + 1, calls(work)

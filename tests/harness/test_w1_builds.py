@@ -92,7 +92,7 @@ def work(tmp_path):
 
 
 def run(work, i386='0'):
-    env = dict(os.environ, WORK=str(work), BASE='7.3', W1_FLAVOURS='debug', W1_I386=i386,
+    env = dict(os.environ, WORK=str(work), BASE='7.3', LINT_RESULTS=str(work / 'lint-results'), W1_FLAVOURS='debug', W1_I386=i386,
                PATH=f'{work.parent / "bin"}:{os.environ["PATH"]}')
     r = subprocess.run([str(W1)], check=False, env=env, capture_output=True, text=True)
     return r.returncode, r.stdout + r.stderr
@@ -200,15 +200,16 @@ def test_a_flavour_kconfig_makes_the_same_is_not_built_again(work, tmp_path):
     commit(tree, 'touch dev', {'net/core/dev.c': 'int a;\nWARN old\nint e;\n'})
     commit(tree, 'add the option', {'Kconfig': 'NET\nTHREADED_NAPI\n',
                                     'net/core/dev.c': 'int a;\nWARN old\nint f;\n'})
-    env = dict(os.environ, WORK=str(work), BASE='7.3', W1_FLAVOURS='debug nothreaded', W1_I386='0',
+    env = dict(os.environ, WORK=str(work), BASE='7.3', LINT_RESULTS=str(work / 'lint-results'), W1_FLAVOURS='debug nothreaded', W1_I386='0',
                PATH=f'{work.parent / "bin"}:{os.environ["PATH"]}')
     r = subprocess.run([str(top / 'w1-builds.sh')], check=False, env=env, capture_output=True, text=True)
     out = r.stdout + r.stderr
     assert r.returncode == 0, out
     assert 'patch 2/2: W=1 net/core/dev.c (debug nothreaded): 2 warnings, none new: add the option' in out
     calls = (work / 'w1' / 'make-calls').read_text().splitlines()
-    # patch 1 before and after, patch 2 before: debug only; patch 2 after: both
-    assert calls.count('build-debug W=1 net/core/dev.o') == 4, calls
+    # patch 1 before and after: debug only; patch 2 before is patch 1 after
+    # (the same tree and files: replayed); patch 2 after: both
+    assert calls.count('build-debug W=1 net/core/dev.o') == 3, calls
     assert calls.count('build-nothreaded W=1 net/core/dev.o') == 1, calls
 
 
@@ -247,3 +248,41 @@ def test_i386_config_that_drops_an_option_fails(work, monkeypatch):
     assert rc != 0, out
     assert 'CONFIG_THREADED_NAPI' in out, out
     assert 'the i386 configuration drops options of the fragments' in out, out
+
+
+def test_a_second_run_replays_each_build_and_judges_again(work):
+    """the output of a build is kept by its inputs (the tree, the files,
+    the .configs): a second run builds nothing and gives the same verdicts,
+    the new warning included"""
+    tree = work / 'linux'
+    commit(tree, 'touch dev', {'net/core/dev.c': 'int a;\nWARN old\nint e;\n'})
+    commit(tree, 'adds one', {'net/core/dev.c': 'int a;\nWARN old\nWARN new\n'})
+    rc, first = run(work)
+    assert rc == 1, first
+    built = len((work / 'w1' / 'make-calls').read_text().splitlines())
+    rc, out = run(work)
+    assert rc == 1, out
+    assert len((work / 'w1' / 'make-calls').read_text().splitlines()) == built
+    assert 'patch 1/2: W=1 net/core/dev.c (debug): 1 warnings, none new: touch dev' in out
+    assert 'patch 2/2: new W=1 warnings in net/core/dev.c: adds one' in out
+    assert '  debug net/core/dev.c: warning: WARN new [-Wfake]' in out
+    assert '4 of the builds replayed' in out
+    # another tree is another input: that commit is built again
+    git(tree, 'reset', '-q', '--hard', 'HEAD~1')
+    commit(tree, 'adds none', {'net/core/dev.c': 'int a;\nWARN old\nint g;\n'})
+    rc, out = run(work)
+    assert rc == 0, out
+    assert len((work / 'w1' / 'make-calls').read_text().splitlines()) == built + 1
+    assert '3 of the builds replayed' in out
+
+
+def test_a_failed_build_is_not_kept(work):
+    tree = work / 'linux'
+    commit(tree, 'breaks dev', {'net/core/dev.c': 'int a;\nBREAK\n'})
+    for _ in range(2):
+        rc, out = run(work)
+        assert rc == 1, out
+        assert 'patch 1/1: the W=1 build failed: breaks dev' in out
+    calls = (work / 'w1' / 'make-calls').read_text().splitlines()
+    # each run: before (replayed in the second) and the failed after
+    assert calls.count('build-debug W=1 net/core/dev.o') == 3, calls
