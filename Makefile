@@ -93,11 +93,12 @@ lint: apply build-debug
 BASES := 6.12 7.3
 export BASE
 
-# what check-base needs per base: 6.12 also boots the slim package, and
-# under check-full the kernel built without CONFIG_THREADED_NAPI (every
-# patch of both bases builds without it in build-each)
+# what check-base needs per base: 6.12 also boots the slim package, 7.3
+# the PREEMPT_RT kernel, and 6.12 under check-full the kernel built without
+# CONFIG_THREADED_NAPI (every patch of both bases builds without it in
+# build-each)
 CHECK_DEPS_6.12 := build-debug selftests deb-slim
-CHECK_DEPS_7.3 := build-debug selftests
+CHECK_DEPS_7.3 := build-debug build-rt selftests
 CHECK_FULL_DEPS_6.12 := build-nothreaded
 
 # each base in turn; the next base is prepared beside this one's guests

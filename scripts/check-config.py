@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Fail loudly when an option a config fragment asks for is not in .config.
 
-usage: check-config.py DOTCONFIG FRAGMENT...
+usage: check-config.py [--free=CONFIG_X]... DOTCONFIG FRAGMENT...
 Kconfig silently drops options whose dependencies are unmet; this catches it.
+An option given with --free is left to Kconfig (a flavour where its
+dependencies are meant to drop it, checked elsewhere).
 """
 import re
 import sys
@@ -27,6 +29,8 @@ def parse(path):
 
 
 def main(argv):
+    free = {a.split('=', 1)[1] for a in argv[1:] if a.startswith('--free=')}
+    argv = [argv[0]] + [a for a in argv[1:] if not a.startswith('--free=')]
     if len(argv) < 3:
         print(__doc__, file=sys.stderr)
         return 2
@@ -35,7 +39,8 @@ def main(argv):
     want = {}
     for frag in argv[2:]:
         for opt, val in parse(frag).items():
-            want[opt] = (val, frag)
+            if opt not in free:
+                want[opt] = (val, frag)
     bad = 0
     for opt, (val, frag) in want.items():
         got = have.get(opt, 'n')

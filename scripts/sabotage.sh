@@ -133,9 +133,19 @@ for name in "${selected[@]}"; do
 		continue
 	fi
 	git -C "$LINUX" diff --stat >&2
-	if ! "$TOP/scripts/configure-kernel.sh" debug || ! "$TOP/scripts/build-kernel.sh" debug; then
-		cp "$WORK/build-debug/build.log" "$out/" 2>/dev/null
-		not_run "$name" "the sabotaged kernel did not build (${res#"$TOP"/}/$name/build.log)"
+	# the debug kernel, and the flavour of each boot group that names one
+	# ([boot@rt ...])
+	mapfile -t flavours < <(echo debug; sed -n 's/^\[boot@\([a-z]*\).*/\1/p' "$lists/$name/tests.list" | sort -u)
+	failed=
+	for fl in "${flavours[@]}"; do
+		if ! "$TOP/scripts/configure-kernel.sh" "$fl" || ! "$TOP/scripts/build-kernel.sh" "$fl"; then
+			failed=$fl
+			break
+		fi
+	done
+	if [ -n "$failed" ]; then
+		cp "$WORK/build-$failed/build.log" "$out/" 2>/dev/null
+		not_run "$name" "the sabotaged $failed kernel did not build (${res#"$TOP"/}/$name/build.log)"
 		continue
 	fi
 	built=$(date +%s)
