@@ -14,8 +14,9 @@
 # KNAPID_BOOT_MODE=rt: a PREEMPT_RT kernel built with the series and
 # CONFIG_THREADED_NAPI=y requested (the rt flavour), where the option
 # depends on !PREEMPT_RT: no knapid sysctl and no knapid thread, whatever
-# threaded_napi= says; the control, the same count finds the per-CPU
-# threads that run that work on PREEMPT_RT (ktimers, backlog_napi).
+# threaded_napi= says; the controls: threads() finds one ktimers/<cpu> and
+# one backlog_napi/<cpu> per CPU (the threads that run that work on
+# PREEMPT_RT), so pgrep finds per-CPU kthreads on this boot.
 . "$(dirname "$0")/lib.sh"
 
 SYSCTL=/proc/sys/net/core/knapid_enabled
